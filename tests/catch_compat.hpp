@@ -1,0 +1,31 @@
+// Catch2 compatibility: Debian 12 ships Catch2 2.13 (single header), the GPU machine Catch2 3.x.
+// Tests include only this header.
+#pragma once
+#if __has_include(<catch2/catch_test_macros.hpp>)
+#include <catch2/catch_approx.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#define TESSERA_CATCH3 1
+using Catch::Approx;
+#else
+#include <catch2/catch.hpp>
+#define TESSERA_CATCH3 0
+#endif
+
+#include <string>
+
+namespace tessera::test {
+// GPU tests: on a machine with a GPU they run; without one they skip, unless the environment sets
+// TESSERA_REQUIRE_GPU=1 (the GPU machine's script does), in which case a missing GPU fails the test.
+bool gpu_or_skip();
+// MPI communicator size/rank of the test process.
+int mpi_rank();
+int mpi_size();
+}  // namespace tessera::test
+
+// Use at the top of a GPU test case:  TESSERA_GPU_TEST();
+#define TESSERA_GPU_TEST()                          \
+  do {                                              \
+    if (!::tessera::test::gpu_or_skip()) return;    \
+  } while (0)

@@ -1,0 +1,50 @@
+// Shared Catch2 main: initialises MPI (tests under mpiexec and single-process tests alike).
+#if __has_include(<catch2/catch_session.hpp>)
+#include <catch2/catch_session.hpp>
+#else
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#endif
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "catch_compat.hpp"
+#include "tessera/core/device.hpp"
+
+namespace tessera::test {
+bool gpu_or_skip() {
+  if (device::gpu_available()) return true;
+  const char* req = std::getenv("TESSERA_REQUIRE_GPU");
+  if (req && std::string(req) == "1") {
+    FAIL("TESSERA_REQUIRE_GPU=1 but no GPU is visible: a GPU test must not skip on the GPU machine");
+  }
+  WARN("no GPU visible: GPU test skipped (set TESSERA_REQUIRE_GPU=1 to make this a failure)");
+  return false;
+}
+int mpi_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int mpi_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+}  // namespace tessera::test
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  Catch::Session session;
+  int rc = session.applyCommandLine(argc, argv);
+  if (rc == 0) rc = session.run();
+  // Every rank must agree: a failure on any rank fails the test.
+  int worst = 0;
+  MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst;
+}
