@@ -37,7 +37,7 @@ bool accessible_from(MemKind k, exec::Space s) {
 namespace detail {
 
 namespace {
-[[noreturn]] void need_cuda(MemKind k, const char* label) {
+[[noreturn, maybe_unused]] void need_cuda(MemKind k, const char* label) {
   TESSERA_THROW(std::string("cannot allocate '") + label + "' in " + to_string(k) +
                 " memory: this build has no CUDA back end (configure with the 'cuda' preset, or run with --device cpu)");
 }

@@ -143,7 +143,7 @@ TEST_CASE("parse_space accepts cpu/gpu and rejects others", "[exec]") {
 TEST_CASE("device work in a host-only build fails with a clear message", "[exec]") {
   if (exec::cuda_enabled()) return;  // only meaningful without the CUDA back end
   try {
-    exec::parallel_for(exec::Exec(exec::Space::Device), "test::nocuda", 10, [](int64_t) {});
+    exec::parallel_for(exec::Exec(exec::Space::Device), "test::nocuda", 10, TESSERA_LAMBDA(int64_t) {});
     FAIL("expected an exception");
   } catch (const tessera::Error& e) {
     CHECK(std::string(e.what()).find("--device cpu") != std::string::npos);

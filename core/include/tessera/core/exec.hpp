@@ -96,6 +96,17 @@ struct Vec {
 namespace detail {
 [[noreturn]] void no_device_backend(const char* label);
 
+template <class F>
+struct Flatten3 {  // index -> (i,j,k) for reductions over a 3-D range
+  int64_t n0, n1;
+  F f;
+  TESSERA_HD auto operator()(int64_t idx) const {
+    const int64_t i = idx % n0;
+    const int64_t r = idx / n0;
+    return f(i, r % n1, r / n1);
+  }
+};
+
 #if TESSERA_CUDA_COMPILER
 template <class F>
 __global__ void kernel_1d(int64_t n, F f) {
@@ -117,16 +128,6 @@ __global__ void kernel_3d(int64_t n0, int64_t n1, int64_t n2, F f) {
 }
 inline unsigned clamp_grid(int64_t n, int64_t maxv) { return unsigned(n < 1 ? 1 : (n > maxv ? maxv : n)); }
 
-template <class F>
-struct Flatten3 {  // index -> (i,j,k) for reductions over a 3-D range
-  int64_t n0, n1;
-  F f;
-  TESSERA_HD auto operator()(int64_t idx) const {
-    const int64_t i = idx % n0;
-    const int64_t r = idx / n0;
-    return f(i, r % n1, r / n1);
-  }
-};
 #endif
 }  // namespace detail
 
@@ -225,17 +226,7 @@ T transform_reduce(const Exec& ex, const char* label, int64_t n, T init, F f, Op
 template <class T, class F, class Op>
 T transform_reduce(const Exec& ex, const char* label, Range3 rg, T init, F f, Op op) {
   const int64_t n = rg.n0 * rg.n1 * rg.n2;
-#if TESSERA_CUDA_COMPILER
-  if (ex.on_device()) return transform_reduce(ex, label, n, init, detail::Flatten3<F>{rg.n0, rg.n1, f}, op);
-#endif
-  if (ex.on_device()) detail::no_device_backend(label);
-  return transform_reduce(
-      ex, label, n, init,
-      [=](int64_t idx) {
-        const int64_t i = idx % rg.n0, r = idx / rg.n0;
-        return f(i, r % rg.n1, r / rg.n1);
-      },
-      op);
+  return transform_reduce(ex, label, n, init, detail::Flatten3<F>{rg.n0, rg.n1, f}, op);
 }
 
 template <class T, class R, class F>
