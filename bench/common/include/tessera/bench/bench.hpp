@@ -1,0 +1,51 @@
+// Benchmark support shared by bench/<solver> drivers (see bench/README.md for the protocol):
+// the memory-copy ceiling measured on the same device in the same run, median-of-repeats timing with
+// CUDA events (wall clock on the host back end), and one JSON record per configuration stamped with the
+// card, driver, commit and ceiling.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/core/exec.hpp"
+
+namespace tessera::bench {
+
+struct Ceiling {
+  double bytes_per_s = 0;  // read + write counted
+  std::size_t size_bytes = 0;
+  std::string method;  // "cudaMemcpy D2D" / "OpenMP host copy"
+};
+
+// Copy `bytes` (default 4 GiB on the GPU, 1 GiB on the host) between two buffers, warm-up + median of reps.
+Ceiling measure_copy_ceiling(exec::Space space, std::size_t bytes = 0, int reps = 20);
+
+// Time fn() `reps` times after `warmup` calls; returns every sample in milliseconds (CUDA events around
+// each call on the device, so fn must enqueue work on the default stream or synchronise itself).
+std::vector<double> time_ms(exec::Space space, const std::function<void()>& fn, int warmup, int reps);
+double median(std::vector<double> v);
+
+// A flat JSON object: add fields, then str(). Strings are escaped; numbers printed with full precision.
+class Record {
+ public:
+  Record& set(const std::string& k, const std::string& v);
+  Record& set(const std::string& k, const char* v) { return set(k, std::string(v)); }
+  Record& set(const std::string& k, double v);
+  Record& set(const std::string& k, long long v);
+  Record& set(const std::string& k, int v) { return set(k, static_cast<long long>(v)); }
+  Record& set(const std::string& k, bool v);
+  std::string str() const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> fields_;  // value already JSON-encoded
+};
+
+// Card, driver, host, commit, build, date and the ceiling, for the first fields of a record.
+Record environment_record(exec::Space space, const Ceiling& c);
+
+// Append lines to a JSON Lines file (one record per line); the directory is created if needed.
+void append_jsonl(const std::string& path, const std::vector<Record>& records);
+
+}  // namespace tessera::bench
