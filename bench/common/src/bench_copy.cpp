@@ -1,4 +1,4 @@
-// bench_copy [cpu|gpu] [GiB]: the memory-copy ceiling of this device (read + write counted), as JSON.
+// bench_copy [--device cpu|gpu] [--gib N]: the memory-copy ceiling of this device (read + write counted), as JSON.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -9,9 +9,15 @@
 int main(int argc, char** argv) {
   using namespace tessera;
   try {
-    const exec::Space s = argc > 1 ? exec::parse_space(argv[1])
-                                   : (device::gpu_available() ? exec::Space::Device : exec::Space::Host);
-    const std::size_t bytes = argc > 2 ? std::size_t(std::atof(argv[2]) * double(1ull << 30)) : 0;
+    exec::Space s = device::gpu_available() ? exec::Space::Device : exec::Space::Host;
+    std::size_t bytes = 0;
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a == "--device" && i + 1 < argc) s = exec::parse_space(argv[++i]);
+      else if (a == "--gib" && i + 1 < argc) bytes = std::size_t(std::atof(argv[++i]) * double(1ull << 30));
+      else if (a == "--help") { std::printf("bench_copy [--device cpu|gpu] [--gib N]\n"); return 0; }
+      else { std::fprintf(stderr, "bench_copy: unknown argument '%s' (try --help)\n", a.c_str()); return 2; }
+    }
     const auto c = bench::measure_copy_ceiling(s, bytes);
     auto r = bench::environment_record(s, c);
     r.set("benchmark", "copy").set("GB_per_s", c.bytes_per_s / 1e9);
