@@ -1,0 +1,17 @@
+// Flux-form limited tracer advection: one fused SSP stage over all levels.
+#include "tessera/weather/tracer_advection.hpp"
+
+namespace tessera::weather {
+
+void tracer_stage(const exec::Exec& ex, const Grid& gr, const double* c0, const double* ck, const double* u,
+                  const double* v, double* out, double a, double s, double dt) {
+  const TracerPoint P{gr, ck, u, v};
+  const Grid G = gr;
+  exec::parallel_for(ex, "weather::tracer_stage", exec::Range3{G.nx, G.ny, G.nz},
+                     TESSERA_LAMBDA(int64_t i, int64_t j, int64_t k) {
+                       const int64_t n = G.idx(i, j, k);
+                       out[n] = a * c0[n] + s * (ck[n] + dt * P.tendency(i, j, k));
+                     });
+}
+
+}  // namespace tessera::weather

@@ -1,0 +1,56 @@
+// COSMO implicit vertical advection: one Thomas solve per column.
+#include "tessera/weather/vadv.hpp"
+
+#include <cmath>
+
+namespace tessera::weather {
+
+using exec::Range2;
+
+void vadv_columns(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
+                  double* scratch, double* out) {
+  const Grid G = gr;
+  const double r = vp.dt / vp.dz, beta = vp.beta;
+  exec::parallel_for(ex, "weather::vadv", Range2{G.nx, G.ny}, TESSERA_LAMBDA(int64_t i, int64_t j) {
+    const int64_t nz = G.nz;
+    double* cp = scratch;  // modified upper diagonal c'_k
+    // forward sweep: eliminate the lower diagonal, d'_k goes to out
+    double wm = 0.0;  // w(k-1/2); closed bottom
+    double phim = 0.0, cpm = 0.0, dpm = 0.0;
+    double phi = in[G.idx(i, j, 0)];
+    for (int64_t k = 0; k < nz; ++k) {
+      const int64_t n = G.idx(i, j, k);
+      const double wp = k + 1 < nz ? w[n] : 0.0;  // w(k+1/2); closed top
+      const double phip = k + 1 < nz ? in[G.idx(i, j, k + 1)] : 0.0;
+      const double a = -0.5 * beta * r * wm;
+      const double c = 0.5 * beta * r * wp;
+      const double b = 1.0 + 0.5 * beta * r * (wp - wm);
+      const double flux_div = 0.5 * (wp * (phi + phip) - wm * (phim + phi));
+      const double d = phi - (1.0 - beta) * r * flux_div;
+      const double m = 1.0 / (b - a * cpm);
+      cpm = c * m;
+      dpm = (d - a * dpm) * m;
+      cp[n] = cpm;
+      out[n] = dpm;
+      wm = wp;
+      phim = phi;
+      phi = phip;
+    }
+    // back substitution: x_k = d'_k - c'_k x_{k+1}
+    double x = out[G.idx(i, j, nz - 1)];
+    for (int64_t k = nz - 2; k >= 0; --k) {
+      const int64_t n = G.idx(i, j, k);
+      x = out[n] - cp[n] * x;
+      out[n] = x;
+    }
+  });
+}
+
+double vadv_max_courant(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* w) {
+  const Grid G = gr;
+  const double r = vp.dt / vp.dz;
+  return exec::reduce_max<double>(ex, "weather::vadv_courant", exec::Range3{G.nx, G.ny, G.nz - 1},
+                                  TESSERA_LAMBDA(int64_t i, int64_t j, int64_t k) { return fabs(w[G.idx(i, j, k)]) * r; });
+}
+
+}  // namespace tessera::weather
