@@ -1,0 +1,38 @@
+// Orthorhombic simulation box with periodic boundaries on every axis.
+//
+// Minimum-image convention: a separation dx is folded into [-L/2, L/2) with dx - L*rint(dx/L).
+// It is valid while the interaction range (cut-off + skin) is below L/2 on every axis, which
+// Box::check_range enforces with a clear message.
+#pragma once
+#include <cmath>
+
+#include "tessera/core/config_macros.hpp"
+
+namespace tessera::md {
+
+struct Box {
+  double lo[3] = {0, 0, 0};
+  double L[3] = {1, 1, 1};
+
+  TESSERA_HD double volume() const { return L[0] * L[1] * L[2]; }
+  // Minimum image of a separation along axis a.
+  TESSERA_HD double image(double d, int a) const { return d - L[a] * rint(d / L[a]); }
+  // Wrap a coordinate into [lo, lo+L); returns the number of box lengths shifted (for image flags).
+  TESSERA_HD int wrap(double& x, int a) const {
+    const double s = floor((x - lo[a]) / L[a]);
+    x -= s * L[a];
+    // Rounding can leave x == lo+L exactly; fold it back so cell indices stay in range.
+    double shift = s;
+    if (x >= lo[a] + L[a]) {
+      x -= L[a];
+      shift += 1;
+    }
+    if (x < lo[a]) x = lo[a];
+    return int(shift);
+  }
+};
+
+// Throws (with what to change) when range exceeds half the box on some axis.
+void check_range(const Box& box, double range, const char* what);
+
+}  // namespace tessera::md

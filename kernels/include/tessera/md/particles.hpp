@@ -1,0 +1,63 @@
+// Particles as a structure of arrays, resident in the memory of one execution space.
+//
+// Every per-particle quantity is its own array (positions, velocities, forces, type, id, periodic image
+// counts, per-atom energy and virial), so a GPU warp reads each with coalesced loads. Masses are per
+// type (a small table), as in LAMMPS' atom styles without per-atom mass. HostParticles is the same data
+// in std::vectors for set-up, I/O and tests; upload/download move it between the two.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "tessera/core/buffer.hpp"
+#include "tessera/core/exec.hpp"
+
+namespace tessera::md {
+
+// Raw pointers handed to kernels (captured by value).
+struct ParticleView {
+  int64_t n = 0;
+  double *x, *y, *z, *vx, *vy, *vz, *fx, *fy, *fz;
+  double *pe, *vir;  // per-atom potential energy and virial sum(r.F)/2, filled when energies are asked for
+  int* type;
+  int64_t* id;
+  int *ix, *iy, *iz;        // periodic image counts (unwrapped x = x + ix * Lx)
+  const double* inv_mass;   // per type
+};
+
+struct HostParticles {
+  std::vector<double> x, y, z, vx, vy, vz;
+  std::vector<int> type;
+  std::vector<int64_t> id;
+  std::vector<int> ix, iy, iz;
+  std::vector<double> mass;  // per type
+  int64_t size() const { return int64_t(x.size()); }
+  void resize(int64_t n);
+};
+
+class Particles {
+ public:
+  Particles() = default;
+  Particles(exec::Space space, int64_t n, const std::vector<double>& mass_per_type);
+  exec::Space space() const { return space_; }
+  int64_t size() const { return n_; }
+  int ntypes() const { return int(h_mass_.size()); }
+  const std::vector<double>& mass() const { return h_mass_; }
+  ParticleView view();
+
+  void upload(const HostParticles& h);
+  void download(HostParticles& h) const;
+  // Reorder every per-particle array: new[i] = old[order[i]] (order lives in this space's memory).
+  void permute(const exec::Exec& ex, const int* order);
+
+  Buffer<double> x, y, z, vx, vy, vz, fx, fy, fz, pe, vir;
+  Buffer<int> type, ix, iy, iz;
+  Buffer<int64_t> id;
+
+ private:
+  exec::Space space_ = exec::Space::Host;
+  int64_t n_ = 0;
+  std::vector<double> h_mass_;
+  Buffer<double> d_inv_mass_;
+};
+
+}  // namespace tessera::md

@@ -1,0 +1,11 @@
+# md kernels. All sources are listed as kernel sources (nvcc in CUDA builds); lattice.cpp and
+# nose_hoover.cpp are host-only set-up code and compile unchanged with either compiler.
+list(APPEND TESSERA_KERNEL_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/src/particles.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/neighbor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/potential.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/bond_list.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/forces.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/integrate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/nose_hoover.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/lattice.cpp)

@@ -1,0 +1,247 @@
+// Cell list and Verlet list (see neighbor.hpp for the algorithm). One source for host and device;
+// only the key sort differs (CUB radix sort on the GPU, std::stable_sort on the host).
+#include "tessera/md/neighbor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "tessera/core/error.hpp"
+
+#if TESSERA_CUDA_COMPILER
+#include <cub/device/device_radix_sort.cuh>
+#endif
+
+namespace tessera::md {
+
+namespace {
+
+// Wrap into the box, update image counts, compute the cell key, reset the sort permutation.
+struct WrapBin {
+  ParticleView p;
+  Box box;
+  int nc0, nc1, nc2;
+  int* key;
+  int* idx;
+  TESSERA_HD void operator()(int64_t i) const {
+    p.ix[i] += box.wrap(p.x[i], 0);
+    p.iy[i] += box.wrap(p.y[i], 1);
+    p.iz[i] += box.wrap(p.z[i], 2);
+    int c0 = int((p.x[i] - box.lo[0]) / box.L[0] * nc0);
+    int c1 = int((p.y[i] - box.lo[1]) / box.L[1] * nc1);
+    int c2 = int((p.z[i] - box.lo[2]) / box.L[2] * nc2);
+    c0 = c0 < nc0 ? c0 : nc0 - 1;
+    c1 = c1 < nc1 ? c1 : nc1 - 1;
+    c2 = c2 < nc2 ? c2 : nc2 - 1;
+    key[i] = c0 + nc0 * (c1 + nc1 * c2);
+    idx[i] = int(i);
+  }
+};
+
+struct ClearCells {
+  int* start;
+  int* end;
+  TESSERA_HD void operator()(int64_t c) const { start[c] = end[c] = 0; }
+};
+
+struct MarkCells {
+  const int* ks;
+  int* start;
+  int* end;
+  int64_t n;
+  TESSERA_HD void operator()(int64_t i) const {
+    const int k = ks[i];
+    if (i == 0 || ks[i - 1] != k) start[k] = int(i);
+    if (i == n - 1 || ks[i + 1] != k) end[k] = int(i + 1);
+  }
+};
+
+struct Fill {
+  ParticleView p;
+  Box box;
+  int nc0, nc1, nc2;
+  const int* key;
+  const int* sorted;
+  const int* start;
+  const int* end;
+  int* neigh;
+  int* count;
+  int64_t stride;
+  int capacity;
+  double range2;
+  TESSERA_HD void operator()(int64_t i) const {
+    const int k = key[i];
+    const int c0 = k % nc0, c1 = (k / nc0) % nc1, c2 = k / (nc0 * nc1);
+    const double xi = p.x[i], yi = p.y[i], zi = p.z[i];
+    // With >= 3 cells on an axis visit c-1, c, c+1 (periodic); with fewer, every cell once.
+    const int m0 = nc0 >= 3 ? 3 : nc0, m1 = nc1 >= 3 ? 3 : nc1, m2 = nc2 >= 3 ? 3 : nc2;
+    int cnt = 0;
+    for (int a2 = 0; a2 < m2; ++a2) {
+      const int d2 = nc2 >= 3 ? (c2 + a2 - 1 + nc2) % nc2 : a2;
+      for (int a1 = 0; a1 < m1; ++a1) {
+        const int d1 = nc1 >= 3 ? (c1 + a1 - 1 + nc1) % nc1 : a1;
+        for (int a0 = 0; a0 < m0; ++a0) {
+          const int d0 = nc0 >= 3 ? (c0 + a0 - 1 + nc0) % nc0 : a0;
+          const int c = d0 + nc0 * (d1 + nc1 * d2);
+          for (int s = start[c]; s < end[c]; ++s) {
+            const int j = sorted[s];
+            if (j == int(i)) continue;
+            const double dx = box.image(xi - p.x[j], 0);
+            const double dy = box.image(yi - p.y[j], 1);
+            const double dz = box.image(zi - p.z[j], 2);
+            if (dx * dx + dy * dy + dz * dz < range2) {
+              if (cnt < capacity) neigh[int64_t(cnt) * stride + i] = j;
+              ++cnt;
+            }
+          }
+        }
+      }
+    }
+    count[i] = cnt;
+  }
+};
+
+struct Snapshot {
+  const double *x, *y, *z;
+  double *x0, *y0, *z0;
+  TESSERA_HD void operator()(int64_t i) const {
+    x0[i] = x[i];
+    y0[i] = y[i];
+    z0[i] = z[i];
+  }
+};
+
+struct Displacement2 {
+  const double *x, *y, *z, *x0, *y0, *z0;
+  Box box;
+  TESSERA_HD double operator()(int64_t i) const {
+    const double dx = box.image(x[i] - x0[i], 0), dy = box.image(y[i] - y0[i], 1), dz = box.image(z[i] - z0[i], 2);
+    return dx * dx + dy * dy + dz * dz;
+  }
+};
+
+struct CountAt {
+  const int* c;
+  TESSERA_HD int operator()(int64_t i) const { return c[i]; }
+};
+
+template <class T>
+void ensure(Buffer<T>& b, std::size_t n, MemKind mk, const char* label) {
+  if (b.size() < n || b.kind() != mk) b = Buffer<T>(n, mk, label);
+}
+
+}  // namespace
+
+void check_range(const Box& box, double range, const char* what) {
+  for (int a = 0; a < 3; ++a)
+    if (!(2 * range <= box.L[a]))
+      TESSERA_THROW(std::string(what) + ": cut-off + skin = " + std::to_string(range) + " is more than half the box (L[" +
+                    std::to_string(a) + "] = " + std::to_string(box.L[a]) +
+                    "); use a larger system or a shorter cut-off/skin (minimum image needs 2 (rc + skin) <= L)");
+}
+
+NeighborList::NeighborList(exec::Space space, double rc, double skin, int initial_capacity)
+    : space_(space), rc_(rc), skin_(skin), capacity_(initial_capacity) {
+  TESSERA_REQUIRE(rc > 0 && skin >= 0, "neighbour list needs rc > 0 and skin >= 0");
+  TESSERA_REQUIRE(initial_capacity > 0, "neighbour capacity must be positive");
+}
+
+void NeighborList::bin_and_sort(const exec::Exec& ex, Particles& p, const Box& box) {
+  const int64_t n = p.size();
+  const MemKind mk = default_memkind(space_);
+  const double range = rc_ + skin_;
+  for (int a = 0; a < 3; ++a) nc_[a] = std::max(1, int(std::floor(box.L[a] / range)));
+  const int64_t ncells = int64_t(nc_[0]) * nc_[1] * nc_[2];
+  TESSERA_REQUIRE(ncells < (int64_t(1) << 31), "too many cells: raise rc + skin or shrink the box");
+  ensure(key_, std::size_t(n), mk, "md::cell_key");
+  ensure(key_sorted_, std::size_t(n), mk, "md::cell_key_sorted");
+  ensure(sorted_, std::size_t(n), mk, "md::cell_order");
+  ensure(count_, std::size_t(n), mk, "md::neigh_count");
+  ensure(cell_start_, std::size_t(ncells), mk, "md::cell_start");
+  ensure(cell_end_, std::size_t(ncells), mk, "md::cell_end");
+
+  // count_ doubles as the unsorted index array for the sort (it is overwritten by fill() later).
+  exec::parallel_for(ex, "md::wrap_bin", n, WrapBin{p.view(), box, nc_[0], nc_[1], nc_[2], key_.data(), count_.data()});
+  if (ex.on_device()) {
+#if TESSERA_CUDA_COMPILER
+    int bits = 1;
+    while ((int64_t(1) << bits) < ncells) ++bits;
+    std::size_t tmp_bytes = 0;
+    auto st = static_cast<cudaStream_t>(ex.stream);
+    TESSERA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, tmp_bytes, key_.data(), key_sorted_.data(),
+                                                       count_.data(), sorted_.data(), int(n), 0, bits, st));
+    ensure(sort_tmp_, tmp_bytes, MemKind::Device, "md::sort_tmp");
+    TESSERA_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sort_tmp_.data(), tmp_bytes, key_.data(), key_sorted_.data(),
+                                                       count_.data(), sorted_.data(), int(n), 0, bits, st));
+#else
+    exec::detail::no_device_backend("md::cell_sort");
+#endif
+  } else {
+    const int* k = key_.data();
+    std::iota(sorted_.begin(), sorted_.begin() + n, 0);
+    std::stable_sort(sorted_.begin(), sorted_.begin() + n, [k](int a, int b) { return k[a] < k[b]; });
+    for (int64_t i = 0; i < n; ++i) key_sorted_[std::size_t(i)] = k[sorted_[std::size_t(i)]];
+  }
+  exec::parallel_for(ex, "md::clear_cells", ncells, ClearCells{cell_start_.data(), cell_end_.data()});
+  exec::parallel_for(ex, "md::mark_cells", n, MarkCells{key_sorted_.data(), cell_start_.data(), cell_end_.data(), n});
+}
+
+int NeighborList::fill(const exec::Exec& ex, Particles& p, const Box& box) {
+  const int64_t n = p.size();
+  const double range = rc_ + skin_;
+  ensure(neigh_, std::size_t(n) * std::size_t(capacity_), default_memkind(space_), "md::neigh");
+  stride_ = n;
+  exec::parallel_for(ex, "md::neigh_fill", n,
+                     Fill{p.view(), box, nc_[0], nc_[1], nc_[2], key_.data(), sorted_.data(), cell_start_.data(),
+                          cell_end_.data(), neigh_.data(), count_.data(), n, capacity_, range * range});
+  return n > 0 ? exec::reduce_max<int>(ex, "md::neigh_max", n, CountAt{count_.data()}) : 0;
+}
+
+void NeighborList::build(const exec::Exec& ex, Particles& p, const Box& box) {
+  const auto t0 = std::chrono::steady_clock::now();
+  check_range(box, rc_ + skin_, "neighbour list");
+  const int64_t n = p.size();
+  bin_and_sort(ex, p, box);
+  int mx = fill(ex, p, box);
+  if (mx > capacity_) {  // overflow: grow with head-room and rebuild; nothing was lost, only not stored
+    capacity_ = mx + mx / 4 + 8;
+    ++stats_.regrows;
+    mx = fill(ex, p, box);
+    TESSERA_REQUIRE(mx <= capacity_, "neighbour list still overflows after regrowth");
+  }
+  stats_.max_count = mx;
+  const MemKind mk = default_memkind(space_);
+  ensure(x0_, std::size_t(n), mk, "md::x0");
+  ensure(y0_, std::size_t(n), mk, "md::y0");
+  ensure(z0_, std::size_t(n), mk, "md::z0");
+  exec::parallel_for(ex, "md::neigh_snapshot", n,
+                     Snapshot{p.x.data(), p.y.data(), p.z.data(), x0_.data(), y0_.data(), z0_.data()});
+  exec::fence(ex);
+  ++stats_.builds;
+  stats_.build_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool NeighborList::needs_rebuild(const exec::Exec& ex, Particles& p, const Box& box) const {
+  const int64_t n = p.size();
+  if (stats_.builds == 0 || x0_.size() < std::size_t(n) || stride_ != n) return true;
+  const double d2 = exec::reduce_max<double>(
+      ex, "md::max_disp", n,
+      Displacement2{p.x.data(), p.y.data(), p.z.data(), x0_.data(), y0_.data(), z0_.data(), box});
+  return d2 > 0.25 * skin_ * skin_;
+}
+
+std::vector<std::vector<int>> brute_force_neighbors(const HostParticles& h, const Box& box, double range) {
+  const int64_t n = h.size();
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      if (i == j) continue;
+      const double dx = box.image(h.x[i] - h.x[j], 0), dy = box.image(h.y[i] - h.y[j], 1),
+                   dz = box.image(h.z[i] - h.z[j], 2);
+      if (dx * dx + dy * dy + dz * dz < range * range) out[std::size_t(i)].push_back(int(j));
+    }
+  return out;
+}
+
+}  // namespace tessera::md

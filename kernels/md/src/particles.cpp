@@ -1,0 +1,89 @@
+// Particles: allocation, host<->space transfers and the permutation used for spatial sorting.
+#include "tessera/md/particles.hpp"
+
+#include "tessera/core/error.hpp"
+
+namespace tessera::md {
+
+void HostParticles::resize(int64_t n) {
+  const auto s = std::size_t(n);
+  for (auto* v : {&x, &y, &z, &vx, &vy, &vz}) v->resize(s, 0.0);
+  for (auto* v : {&type, &ix, &iy, &iz}) v->resize(s, 0);
+  id.resize(s, 0);
+}
+
+Particles::Particles(exec::Space space, int64_t n, const std::vector<double>& mass_per_type)
+    : space_(space), n_(n), h_mass_(mass_per_type) {
+  TESSERA_REQUIRE(n >= 0 && n < (int64_t(1) << 31), "particle count per rank must fit a 32-bit index");
+  TESSERA_REQUIRE(!mass_per_type.empty(), "at least one particle type (with its mass) is needed");
+  const MemKind mk = default_memkind(space);
+  const auto s = std::size_t(n);
+  for (auto* b : {&x, &y, &z, &vx, &vy, &vz, &fx, &fy, &fz, &pe, &vir}) *b = Buffer<double>(s, mk, "md::particles");
+  for (auto* b : {&type, &ix, &iy, &iz}) *b = Buffer<int>(s, mk, "md::particles");
+  id = Buffer<int64_t>(s, mk, "md::id");
+  std::vector<double> inv(mass_per_type.size());
+  for (std::size_t t = 0; t < inv.size(); ++t) {
+    TESSERA_REQUIRE(mass_per_type[t] > 0, "every particle type needs a positive mass");
+    inv[t] = 1.0 / mass_per_type[t];
+  }
+  d_inv_mass_ = Buffer<double>(inv.size(), mk, "md::inv_mass");
+  copy_n(d_inv_mass_.data(), mk, inv.data(), MemKind::Host, inv.size());
+  for (auto* b : {&fx, &fy, &fz, &pe, &vir}) b->zero();
+}
+
+ParticleView Particles::view() {
+  return ParticleView{n_,        x.data(),  y.data(),  z.data(),    vx.data(), vy.data(), vz.data(),
+                      fx.data(), fy.data(), fz.data(), pe.data(),   vir.data(), type.data(), id.data(),
+                      ix.data(), iy.data(), iz.data(), d_inv_mass_.data()};
+}
+
+namespace {
+template <class T>
+void put(Buffer<T>& d, const std::vector<T>& h) {
+  TESSERA_REQUIRE(h.size() == d.size(), "host particle array has the wrong length");
+  copy_n(d.data(), d.kind(), h.data(), MemKind::Host, h.size());
+}
+template <class T>
+void get(std::vector<T>& h, const Buffer<T>& d) {
+  h.resize(d.size());
+  copy_n(h.data(), MemKind::Host, d.data(), d.kind(), d.size());
+}
+}  // namespace
+
+void Particles::upload(const HostParticles& h) {
+  TESSERA_REQUIRE(h.size() == n_, "HostParticles size differs from the device particle count");
+  put(x, h.x), put(y, h.y), put(z, h.z), put(vx, h.vx), put(vy, h.vy), put(vz, h.vz);
+  put(type, h.type), put(ix, h.ix), put(iy, h.iy), put(iz, h.iz), put(id, h.id);
+  for (int t : h.type) TESSERA_REQUIRE(t >= 0 && t < ntypes(), "particle type out of range (types are 0-based)");
+}
+
+void Particles::download(HostParticles& h) const {
+  get(h.x, x), get(h.y, y), get(h.z, z), get(h.vx, vx), get(h.vy, vy), get(h.vz, vz);
+  get(h.type, type), get(h.ix, ix), get(h.iy, iy), get(h.iz, iz), get(h.id, id);
+  h.mass = h_mass_;
+}
+
+namespace {
+template <class T>
+struct Gather {
+  const T* src;
+  T* dst;
+  const int* order;
+  TESSERA_HD void operator()(int64_t i) const { dst[i] = src[order[i]]; }
+};
+template <class T>
+void permute_one(const exec::Exec& ex, Buffer<T>& b, const int* order, int64_t n) {
+  Buffer<T> tmp(b.size(), b.kind(), "md::permute");
+  exec::parallel_for(ex, "md::permute", n, Gather<T>{b.data(), tmp.data(), order});
+  exec::fence(ex);
+  b = std::move(tmp);
+}
+}  // namespace
+
+void Particles::permute(const exec::Exec& ex, const int* order) {
+  for (auto* b : {&x, &y, &z, &vx, &vy, &vz, &fx, &fy, &fz, &pe, &vir}) permute_one(ex, *b, order, n_);
+  for (auto* b : {&type, &ix, &iy, &iz}) permute_one(ex, *b, order, n_);
+  permute_one(ex, id, order, n_);
+}
+
+}  // namespace tessera::md
