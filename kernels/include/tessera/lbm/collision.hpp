@@ -1,0 +1,169 @@
+// Collision at one cell: BGK, TRT and regularized BGK, optional Smagorinsky LES, Guo forcing.
+//
+// All formulas act on shifted populations fbar_q = f_q - w_q (storage.hpp), in lattice units
+// (dx = dt = 1, c_s^2 = 1/3). With drho = rho - 1 = sum fbar and j = sum c fbar:
+//   u        = (j + F/2) / rho                                   (Guo, Zheng & Shi, PRE 65 046308, 2002)
+//   feqbar_q = w_q [drho + rho (3 c.u + 9/2 (c.u)^2 - 3/2 u.u)]  (second-order equilibrium minus w_q)
+//   BGK:  f*_q = f_q - w (f_q - feq_q) + (1 - w/2) w_q [3 (c - u).F + 9 (c.u)(c.F)]
+//   TRT:  symmetric/antisymmetric parts relax with w+ = 1/tau and w-, chosen from the magic parameter
+//         Lambda = (1/w+ - 1/2)(1/w- - 1/2) (Ginzburg, Verhaeghe & d'Humieres, CiCP 3 427, 2008);
+//         Lambda = 3/16 puts half-way bounce-back walls exactly at mid-link for Poiseuille flow.
+//         Guo source split the same way: (1 - w-/2) acts on its odd part, (1 - w+/2) on the even part.
+//   Regularized (Latt & Chopard, Math. Comput. Simul. 72 165, 2006): the non-equilibrium part is
+//         replaced by its projection on the second Hermite polynomial,
+//         fneq_q -> w_q [3 c_q.(j - rho u) + 9/2 (c_q c_q - I/3) : Pi_neq],  Pi_neq = sum c c (f - feq),
+//         where j - rho u = -F/2 with Guo's velocity,
+//         which filters the non-hydrodynamic (ghost) moments that make BGK blow up at high Reynolds
+//         number; it costs one extra pass over q and works unchanged on all three lattices. We chose it
+//         over MRT/cumulants for that reason: one operator, no per-lattice moment matrices.
+//   Smagorinsky (Hou et al., J. Comput. Phys. 118 329, 1996): tau_eff = (tau + sqrt(tau^2 +
+//         18 sqrt(2) C_s^2 |Pi| / rho)) / 2, with Pi = Pi_neq + (u F + F u)/2 (the force-corrected flux).
+#pragma once
+#include <cmath>
+
+#include "tessera/lbm/lattice.hpp"
+
+#if defined(__CUDACC__)
+#define TESSERA_LBM_UNROLL _Pragma("unroll")
+#else
+#define TESSERA_LBM_UNROLL _Pragma("GCC unroll 32")
+#endif
+
+namespace tessera::lbm {
+
+enum class CollisionKind { BGK, TRT, Regularized };
+const char* to_string(CollisionKind k);
+CollisionKind parse_collision(const char* s);  // "bgk" | "trt" | "regularized"
+
+// Relaxation constants in the arithmetic type A, computed once on the host.
+template <class A>
+struct Relaxation {
+  A omega = 1;        // 1/tau (w+ for TRT)
+  A omega_minus = 1;  // TRT only
+  A magic = A(3) / A(16);
+  A smag_c2 = 0;      // C_s^2; 0 switches LES off
+};
+
+template <class A>
+struct CellMoments {
+  A rho, ux, uy, uz;
+};
+
+// Density and Guo-corrected velocity from shifted populations.
+template <class L, class A>
+TESSERA_HD inline CellMoments<A> moments(const A (&f)[L::Q], A Fx, A Fy, A Fz) {
+  if constexpr (L::D == 2) Fz = A(0);
+  A drho = 0, jx = 0, jy = 0, jz = 0;
+  TESSERA_LBM_UNROLL
+  for (int q = 0; q < L::Q; ++q) {
+    drho += f[q];
+    if (L::c(q, 0)) jx += A(L::c(q, 0)) * f[q];
+    if (L::c(q, 1)) jy += A(L::c(q, 1)) * f[q];
+    if (L::D == 3 && L::c(q, 2)) jz += A(L::c(q, 2)) * f[q];
+  }
+  const A rho = A(1) + drho;
+  const A inv = A(1) / rho;
+  return {rho, (jx + A(0.5) * Fx) * inv, (jy + A(0.5) * Fy) * inv, (jz + A(0.5) * Fz) * inv};
+}
+
+template <class L, class A>
+TESSERA_HD inline A feq_bar(int q, A rho, A ux, A uy, A uz, A usq) {
+  const A cu = A(L::c(q, 0)) * ux + A(L::c(q, 1)) * uy + A(L::c(q, 2)) * uz;
+  return A(L::w(q)) * ((rho - A(1)) + rho * (A(3) * cu + A(4.5) * cu * cu - A(1.5) * usq));
+}
+
+// Second-order TRT relaxation rate w- from w+ and the magic parameter.
+template <class A>
+TESSERA_HD inline A trt_omega_minus(A omega_plus, A magic) {
+  return A(1) / (magic / (A(1) / omega_plus - A(0.5)) + A(0.5));
+}
+
+// Collide in place. Returns the cell's moments (rho, u) as used by the collision.
+template <class L, CollisionKind K, class A>
+TESSERA_HD inline CellMoments<A> collide(A (&f)[L::Q], const Relaxation<A>& r, A Fx, A Fy, A Fz) {
+  constexpr int Q = L::Q;
+  if constexpr (L::D == 2) Fz = A(0);  // a 2-D lattice has no z momentum
+  const CellMoments<A> m = moments<L, A>(f, Fx, Fy, Fz);
+  const A usq = m.ux * m.ux + m.uy * m.uy + m.uz * m.uz;
+  const A uF = m.ux * Fx + m.uy * Fy + m.uz * Fz;
+  A feq[Q];
+  TESSERA_LBM_UNROLL
+  for (int q = 0; q < Q; ++q) feq[q] = feq_bar<L, A>(q, m.rho, m.ux, m.uy, m.uz, usq);
+
+  // Non-equilibrium momentum flux (needed by the regularized operator and by LES).
+  A pxx = 0, pyy = 0, pzz = 0, pxy = 0, pxz = 0, pyz = 0;
+  const bool need_pi = (K == CollisionKind::Regularized) || r.smag_c2 > A(0);
+  if (need_pi) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) {
+      const A d = f[q] - feq[q];
+      const int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
+      if (cx) pxx += d;
+      if (cy) pyy += d;
+      if (cz) pzz += d;
+      if (cx != 0 && cy != 0) pxy += A(cx * cy) * d;
+      if (cx != 0 && cz != 0) pxz += A(cx * cz) * d;
+      if (cy != 0 && cz != 0) pyz += A(cy * cz) * d;
+    }
+  }
+  A omega = r.omega;
+  if (r.smag_c2 > A(0)) {
+    const A sxx = pxx + m.ux * Fx, syy = pyy + m.uy * Fy, szz = pzz + m.uz * Fz;
+    const A sxy = pxy + A(0.5) * (m.ux * Fy + m.uy * Fx), sxz = pxz + A(0.5) * (m.ux * Fz + m.uz * Fx),
+            syz = pyz + A(0.5) * (m.uy * Fz + m.uz * Fy);
+    const A pi_norm =
+        std::sqrt(sxx * sxx + syy * syy + szz * szz + A(2) * (sxy * sxy + sxz * sxz + syz * syz));
+    const A tau0 = A(1) / r.omega;
+    const A tau = A(0.5) * (tau0 + std::sqrt(tau0 * tau0 + A(18) * A(1.4142135623730951) * r.smag_c2 * pi_norm / m.rho));
+    omega = A(1) / tau;
+  }
+
+  if constexpr (K == CollisionKind::TRT) {
+    const A om = (r.smag_c2 > A(0)) ? trt_omega_minus(omega, r.magic) : r.omega_minus;
+    const A sp = A(1) - A(0.5) * omega, sm = A(1) - A(0.5) * om;
+    A out[Q];
+    out[0] = f[0] - omega * (f[0] - feq[0]) + A(L::w(0)) * sp * (A(-3) * uF);
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; q += 2) {
+      const int p = q + 1;  // opposite of q
+      const A fp = A(0.5) * (f[q] + f[p]), fm = A(0.5) * (f[q] - f[p]);
+      const A ep = A(0.5) * (feq[q] + feq[p]), em = A(0.5) * (feq[q] - feq[p]);
+      const A cu = A(L::c(q, 0)) * m.ux + A(L::c(q, 1)) * m.uy + A(L::c(q, 2)) * m.uz;
+      const A cF = A(L::c(q, 0)) * Fx + A(L::c(q, 1)) * Fy + A(L::c(q, 2)) * Fz;
+      const A w = A(L::w(q));
+      const A src_even = w * sp * (A(9) * cu * cF - A(3) * uF);
+      const A src_odd = w * sm * (A(3) * cF);
+      const A even = fp - omega * (fp - ep) + src_even;
+      const A odd = fm - om * (fm - em) + src_odd;
+      out[q] = even + odd;
+      out[p] = even - odd;
+    }
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) f[q] = out[q];
+  } else {
+    const A s = A(1) - A(0.5) * omega;
+    const A tr = (pxx + pyy + pzz) / A(3);
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) {
+      const int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
+      const A cu = A(cx) * m.ux + A(cy) * m.uy + A(cz) * m.uz;
+      const A cF = A(cx) * Fx + A(cy) * Fy + A(cz) * Fz;
+      const A w = A(L::w(q));
+      const A src = w * s * (A(3) * (cF - uF) + A(9) * cu * cF);
+      if constexpr (K == CollisionKind::Regularized) {
+        const A qpi = A(cx * cx) * pxx + A(cy * cy) * pyy + A(cz * cz) * pzz +
+                      A(2) * (A(cx * cy) * pxy + A(cx * cz) * pxz + A(cy * cz) * pyz);
+        // Q_q : Pi = sum_ab c_a c_b Pi_ab - (1/3) tr(Pi) (the identity part of Q contracts to the trace)
+        // The first-order part of fneq, j - rho u = -F/2, is kept (relaxed like BGK's odd moments) so
+        // that the Guo force enters the momentum exactly once.
+        const A fneq = w * (A(4.5) * (qpi - tr) - A(1.5) * cF);
+        f[q] = feq[q] + (A(1) - omega) * fneq + src;
+      } else {
+        f[q] = f[q] - omega * (f[q] - feq[q]) + src;
+      }
+    }
+  }
+  return m;
+}
+
+}  // namespace tessera::lbm

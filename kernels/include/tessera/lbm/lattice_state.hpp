@@ -1,0 +1,98 @@
+// One rank's lattice: populations (one copy, SoA, shifted, fp64/fp32/fp16), one flag byte per cell,
+// an optional per-cell force field, and the AA parity. Host API of the LBM kernels; the functions
+// dispatch on lattice, precision and collision model to template instances (compile-time variants,
+// run-time choice) and run on the state's execution space.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "tessera/core/buffer.hpp"
+#include "tessera/core/exec.hpp"
+#include "tessera/lbm/collision.hpp"
+#include "tessera/lbm/grid.hpp"
+#include "tessera/lbm/lattice.hpp"
+#include "tessera/lbm/stream_collide.hpp"
+#include "tessera/lbm/storage.hpp"
+
+namespace tessera::lbm {
+
+struct CollisionParams {
+  CollisionKind kind = CollisionKind::BGK;
+  double omega = 1.0;          // 1/tau, lattice units
+  double magic = 3.0 / 16.0;   // TRT magic parameter Lambda
+  double smagorinsky = 0.0;    // Smagorinsky constant C_s (0: off)
+  double force[3] = {0, 0, 0}; // uniform body-force density, lattice units
+  WallTable walls{};           // wall velocities by wall id (flags.hpp); id 0 should stay at rest
+};
+
+// Reference: exec::parallel_for over the portable functor (host or device). Tuned: the hand-written
+// CUDA kernel (device only; same results to rounding, see tests/lbm/test_tuned.cpp).
+enum class KernelPath { Reference, Tuned };
+
+class LatticeState {
+ public:
+  LatticeState(LatticeKind lattice, Precision precision, GridLayout grid, exec::Space space);
+
+  LatticeKind lattice() const { return lattice_; }
+  Precision precision() const { return precision_; }
+  const GridLayout& grid() const { return grid_; }
+  exec::Space space() const { return space_; }
+  MemKind memkind() const { return pops_.kind(); }
+  int q() const { return lattice_q(lattice_); }
+  // Bytes of memory per padded cell: Q populations + 1 flag byte.
+  std::size_t bytes_per_cell() const { return std::size_t(q()) * std::size_t(precision_bytes(precision_)) + 1; }
+
+  void* pops() { return pops_.data(); }
+  const void* pops() const { return pops_.data(); }
+  uint8_t* flags() { return flags_.data(); }
+  const uint8_t* flags() const { return flags_.data(); }
+  // Per-cell force density, SoA [3][cells] in the state's memory kind; allocated (zero) on first use.
+  float* force_field();
+  const float* force_field_or_null() const { return force_.empty() ? nullptr : force_.data(); }
+
+  // 0: natural order (next step is even); 1: after an even step.
+  int parity = 0;
+  int64_t step = 0;
+
+ private:
+  LatticeKind lattice_;
+  Precision precision_;
+  GridLayout grid_;
+  exec::Space space_;
+  Buffer<unsigned char> pops_;
+  Buffer<uint8_t> flags_;
+  Buffer<float> force_;
+};
+
+// Populations at equilibrium with the given rho[cells] and u[3][cells] (padded arrays in the state's
+// memory kind); parity and step reset to 0.
+void init_equilibrium(const exec::Exec& ex, LatticeState& s, const float* rho, const float* u);
+// One fused stream-collide step over every interior fluid cell; flips the parity.
+void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams& p,
+                    KernelPath path = KernelPath::Reference);
+// Density and velocity (Guo-corrected, as in the collision) at the current time, padded arrays.
+// Non-fluid cells get rho = 1, u = 0.
+void compute_moments(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p, float* rho, float* u);
+// Whether the tuned path exists in this build for this lattice and precision.
+bool tuned_available(LatticeKind lattice, Precision precision);
+
+// Raw slot contents as unshifted f (slot q of padded cell c at [q * cells + c]), for tests and
+// checkpoints; write_slots() is the inverse (rounding to the storage precision).
+std::vector<double> read_slots(const LatticeState& s);
+void write_slots(LatticeState& s, const std::vector<double>& f);
+// The flags as a host vector, and back.
+std::vector<uint8_t> read_flags(const LatticeState& s);
+void write_flags(LatticeState& s, const std::vector<uint8_t>& flags);
+
+// Relaxation constants for the kernels (TRT's w- from the magic parameter).
+template <class A>
+Relaxation<A> make_relaxation(const CollisionParams& p) {
+  Relaxation<A> r;
+  r.omega = A(p.omega);
+  r.magic = A(p.magic);
+  r.omega_minus = trt_omega_minus(A(p.omega), A(p.magic));
+  r.smag_c2 = A(p.smagorinsky * p.smagorinsky);
+  return r;
+}
+
+}  // namespace tessera::lbm

@@ -1,0 +1,119 @@
+// Fused stream-collide with one population array: the AA pattern (Bailey et al., "Accelerating
+// lattice Boltzmann fluid flow simulations using graphics processors", ICPP 2009).
+//
+// Steps alternate between two kinds; the array holds one copy of the populations throughout.
+//   even step: read  f_q(x) from slot q at x,  collide,  write f*_q(x) to slot opp(q) at x (local only)
+//   odd step:  read  f_q(x) = f*_q(x - c_q) from slot opp(q) at x - c_q,  collide,
+//              write f*_q(x) to slot q at x + c_q
+// After an odd step the array is in natural order again (slot q at x = f_q(x) before collision). Each
+// cell reads and writes exactly the same memory locations within a step, so cells can run in any
+// order and in parallel without races.
+//
+// Half-way bounce-back (Ladd, J. Fluid Mech. 271 285, 1994) with wall velocity u_w and rho_w = 1:
+//   f_opp(q)(x, t+1) = f*_q(x, t) - 6 w_q c_q.u_w    when x + c_q is a wall.
+// With AA it is applied where a population would cross into a wall: in the odd step's write (the value
+// goes to slot opp(q) at x itself, read by the next even step) and in the odd step's read (the even
+// step left f*_opp(q)(x) in slot q at x). Slots of wall cells are never read, so walls need no update.
+#pragma once
+#include <cstdint>
+
+#include "tessera/lbm/collision.hpp"
+#include "tessera/lbm/flags.hpp"
+#include "tessera/lbm/grid.hpp"
+#include "tessera/lbm/storage.hpp"
+
+namespace tessera::lbm {
+
+struct WallTable {
+  float u[kMaxWallIds][3];
+};
+
+// Ladd's correction 2 w_q rho_w (c_q.u_w) / c_s^2 with rho_w = 1.
+template <class L, class A>
+TESSERA_HD inline A wall_term(int q, const WallTable& w, uint8_t flag) {
+  const int id = flag_wall_id(flag);
+  return A(6) * A(L::w(q)) *
+         (A(L::c(q, 0)) * A(w.u[id][0]) + A(L::c(q, 1)) * A(w.u[id][1]) + A(L::c(q, 2)) * A(w.u[id][2]));
+}
+
+// Populations f_q(x) before collision at time t, for a step of the given parity.
+template <class L, class S, class A>
+TESSERA_HD inline void aa_load(const S* __restrict__ f, const uint8_t* __restrict__ flags, const GridLayout& g,
+                               bool odd, const WallTable& walls, int64_t c, A (&out)[L::Q]) {
+  const int64_t n = g.cells();
+  if (!odd) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < L::Q; ++q) out[q] = A(Storage<S>::load(f[q * n + c]));
+    return;
+  }
+  out[0] = A(Storage<S>::load(f[c]));
+  TESSERA_LBM_UNROLL
+  for (int q = 1; q < L::Q; ++q) {
+    const int64_t nb = c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+    const uint8_t fl = flags[nb];
+    if (flag_kind(fl) == kWall)
+      out[q] = A(Storage<S>::load(f[q * n + c])) + wall_term<L, A>(q, walls, fl);
+    else
+      out[q] = A(Storage<S>::load(f[opposite(q) * n + nb]));
+  }
+}
+
+// Post-collision populations f*_q(x) into the slots the next step reads.
+template <class L, class S, class A>
+TESSERA_HD inline void aa_store(S* __restrict__ f, const uint8_t* __restrict__ flags, const GridLayout& g, bool odd,
+                                const WallTable& walls, int64_t c, const A (&in)[L::Q]) {
+  const int64_t n = g.cells();
+  if (!odd) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < L::Q; ++q) f[opposite(q) * n + c] = Storage<S>::store(in[q]);
+    return;
+  }
+  f[c] = Storage<S>::store(in[0]);
+  TESSERA_LBM_UNROLL
+  for (int q = 1; q < L::Q; ++q) {
+    const int64_t nb = c + g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+    const uint8_t fl = flags[nb];
+    if (flag_kind(fl) == kWall)
+      f[opposite(q) * n + c] = Storage<S>::store(in[q] - wall_term<L, A>(q, walls, fl));
+    else
+      f[q * n + nb] = Storage<S>::store(in[q]);
+  }
+}
+
+// Everything one update needs, by value (it is the kernel argument).
+template <class A>
+struct StepArgs {
+  GridLayout grid;
+  Relaxation<A> relax;
+  A Fx = 0, Fy = 0, Fz = 0;            // uniform body force density
+  const float* force = nullptr;        // optional per-cell force, SoA [3][n] over padded cells
+  WallTable walls{};
+  bool odd = false;
+};
+
+// One fused stream-collide update of one fluid cell: the portable reference body.
+template <class L, class S, CollisionKind K>
+struct StreamCollideAA {
+  using A = typename Storage<S>::Real;
+  S* f;
+  const uint8_t* flags;
+  StepArgs<A> a;
+
+  TESSERA_HD void update(int64_t c) const {
+    if (!is_fluid(flags[c])) return;
+    A fq[L::Q];
+    aa_load<L, S, A>(f, flags, a.grid, a.odd, a.walls, c, fq);
+    A Fx = a.Fx, Fy = a.Fy, Fz = a.Fz;
+    if (a.force) {
+      const int64_t n = a.grid.cells();
+      Fx += A(a.force[c]);
+      Fy += A(a.force[n + c]);
+      Fz += A(a.force[2 * n + c]);
+    }
+    collide<L, K, A>(fq, a.relax, Fx, Fy, Fz);
+    aa_store<L, S, A>(f, flags, a.grid, a.odd, a.walls, c, fq);
+  }
+  TESSERA_HD void operator()(int64_t i, int64_t j, int64_t k) const { update(a.grid.cell(i, j, k)); }
+};
+
+}  // namespace tessera::lbm

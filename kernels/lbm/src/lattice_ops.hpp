@@ -1,0 +1,24 @@
+// Internal: per-lattice function tables. Each lattice is instantiated in its own translation unit
+// (lattice_d2q9.cpp, ...) so that nvcc compiles them in parallel and a change to one stays cheap.
+#pragma once
+#include "tessera/lbm/lattice_state.hpp"
+
+namespace tessera::lbm::detail {
+
+struct LatticeOps {
+  void (*init)(const exec::Exec&, LatticeState&, const float*, const float*);
+  void (*step)(const exec::Exec&, LatticeState&, const CollisionParams&);
+  void (*moments)(const exec::Exec&, const LatticeState&, const CollisionParams&, float*, float*);
+  void (*read)(const LatticeState&, std::vector<double>&);
+  void (*write)(LatticeState&, const std::vector<double>&);
+};
+
+const LatticeOps& ops_d2q9();
+const LatticeOps& ops_d3q19();
+const LatticeOps& ops_d3q27();
+const LatticeOps& ops(LatticeKind k);
+
+// Tuned CUDA path (tuned_cuda.cpp); throws in builds without CUDA.
+void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
+
+}  // namespace tessera::lbm::detail

@@ -1,0 +1,134 @@
+// LatticeState: allocation and the dispatching entry points of the LBM kernels.
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "lattice_ops.hpp"
+#include "tessera/core/error.hpp"
+
+namespace tessera::lbm {
+
+namespace {
+std::string lower(const char* s) {
+  std::string r(s ? s : "");
+  std::transform(r.begin(), r.end(), r.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+  return r;
+}
+}  // namespace
+
+const char* to_string(LatticeKind k) {
+  switch (k) {
+    case LatticeKind::D2Q9: return "D2Q9";
+    case LatticeKind::D3Q19: return "D3Q19";
+    case LatticeKind::D3Q27: return "D3Q27";
+  }
+  return "?";
+}
+LatticeKind parse_lattice(const char* s) {
+  const std::string v = lower(s);
+  if (v == "d2q9") return LatticeKind::D2Q9;
+  if (v == "d3q19") return LatticeKind::D3Q19;
+  if (v == "d3q27") return LatticeKind::D3Q27;
+  TESSERA_THROW("unknown lattice '" + std::string(s) + "': use D2Q9, D3Q19 or D3Q27");
+}
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::FP64: return "fp64";
+    case Precision::FP32: return "fp32";
+    case Precision::FP16: return "fp16";
+  }
+  return "?";
+}
+Precision parse_precision(const char* s) {
+  const std::string v = lower(s);
+  if (v == "fp64" || v == "double") return Precision::FP64;
+  if (v == "fp32" || v == "float") return Precision::FP32;
+  if (v == "fp16" || v == "half") return Precision::FP16;
+  TESSERA_THROW("unknown precision '" + std::string(s) + "': use fp64, fp32 or fp16");
+}
+const char* to_string(CollisionKind k) {
+  switch (k) {
+    case CollisionKind::BGK: return "bgk";
+    case CollisionKind::TRT: return "trt";
+    case CollisionKind::Regularized: return "regularized";
+  }
+  return "?";
+}
+CollisionKind parse_collision(const char* s) {
+  const std::string v = lower(s);
+  if (v == "bgk") return CollisionKind::BGK;
+  if (v == "trt") return CollisionKind::TRT;
+  if (v == "regularized" || v == "rbgk") return CollisionKind::Regularized;
+  TESSERA_THROW("unknown collision model '" + std::string(s) + "': use bgk, trt or regularized");
+}
+
+LatticeState::LatticeState(LatticeKind lattice, Precision precision, GridLayout grid, exec::Space space)
+    : lattice_(lattice), precision_(precision), grid_(grid), space_(space) {
+  TESSERA_REQUIRE(grid.nx > 0 && grid.ny > 0 && grid.nz > 0, "lattice extents must be positive");
+  TESSERA_REQUIRE((lattice_dim(lattice) == 2) == (grid.gz == 0), "a 2-D lattice needs gz = 0, a 3-D one gz = 1");
+  TESSERA_REQUIRE(grid.gz == 1 || grid.nz == 1, "a 2-D lattice has nz = 1");
+  const MemKind mk = default_memkind(space);
+  const std::size_t n = std::size_t(grid.cells());
+  pops_ = Buffer<unsigned char>(n * std::size_t(q()) * std::size_t(precision_bytes(precision)), mk, "lbm::populations");
+  flags_ = Buffer<uint8_t>(n, mk, "lbm::flags");
+  flags_.zero();
+  pops_.zero();
+}
+
+float* LatticeState::force_field() {
+  if (force_.empty()) {
+    force_ = Buffer<float>(3 * std::size_t(grid_.cells()), pops_.kind(), "lbm::force");
+    force_.zero();
+  }
+  return force_.data();
+}
+
+namespace detail {
+const LatticeOps& ops(LatticeKind k) {
+  switch (k) {
+    case LatticeKind::D2Q9: return ops_d2q9();
+    case LatticeKind::D3Q19: return ops_d3q19();
+    case LatticeKind::D3Q27: return ops_d3q27();
+  }
+  TESSERA_THROW("unknown lattice kind");
+}
+}  // namespace detail
+
+void init_equilibrium(const exec::Exec& ex, LatticeState& s, const float* rho, const float* u) {
+  detail::ops(s.lattice()).init(ex, s, rho, u);
+  s.parity = 0;
+  s.step = 0;
+}
+
+void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, KernelPath path) {
+  TESSERA_REQUIRE(p.omega > 0.0 && p.omega < 2.0, "relaxation rate omega = 1/tau must lie in (0, 2)");
+  if (path == KernelPath::Tuned)
+    detail::tuned_step(ex, s, p);
+  else
+    detail::ops(s.lattice()).step(ex, s, p);
+  s.parity ^= 1;
+  ++s.step;
+}
+
+void compute_moments(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p, float* rho, float* u) {
+  detail::ops(s.lattice()).moments(ex, s, p, rho, u);
+}
+
+std::vector<double> read_slots(const LatticeState& s) {
+  std::vector<double> v;
+  detail::ops(s.lattice()).read(s, v);
+  return v;
+}
+void write_slots(LatticeState& s, const std::vector<double>& f) { detail::ops(s.lattice()).write(s, f); }
+
+std::vector<uint8_t> read_flags(const LatticeState& s) {
+  std::vector<uint8_t> v(std::size_t(s.grid().cells()));
+  copy_n(v.data(), MemKind::Host, s.flags(), s.memkind(), v.size());
+  return v;
+}
+void write_flags(LatticeState& s, const std::vector<uint8_t>& flags) {
+  TESSERA_REQUIRE(flags.size() == std::size_t(s.grid().cells()), "write_flags: expected one flag per padded cell");
+  copy_n(s.flags(), s.memkind(), flags.data(), MemKind::Host, flags.size());
+}
+
+}  // namespace tessera::lbm

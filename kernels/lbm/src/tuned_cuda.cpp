@@ -1,0 +1,100 @@
+// The tuned CUDA stream-collide: one thread per cell on an exact 3-D grid (no grid-stride loops, no
+// bounds arithmetic beyond x), __launch_bounds__ so that the compiler keeps all Q populations in
+// registers, 32-bit cell indices when the lattice fits, and read-only loads of the flags through the
+// non-coherent cache. The physics is the same functor as the portable reference (stream_collide.hpp);
+// tests/lbm/test_tuned.cpp compares the two on random populations for every lattice, precision and
+// collision model.
+#include "lattice_ops.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/lbm/lattice_state.hpp"
+
+#if TESSERA_CUDA_COMPILER
+#include <cuda_runtime.h>
+
+#include "tessera/core/cuda_check.hpp"
+#endif
+
+namespace tessera::lbm {
+
+#if TESSERA_CUDA_COMPILER
+namespace {
+constexpr int kBlockX = 128;
+
+template <class L, class S, CollisionKind K>
+__global__ void __launch_bounds__(kBlockX) stream_collide_tuned(S* __restrict__ f, const uint8_t* __restrict__ flags,
+                                                                StepArgs<typename Storage<S>::Real> a) {
+  const int64_t i = int64_t(blockIdx.x) * kBlockX + threadIdx.x;
+  if (i >= a.grid.nx) return;
+  const int64_t c = a.grid.cell(i, blockIdx.y, blockIdx.z);
+  if (!is_fluid(__ldg(flags + c))) return;
+  StreamCollideAA<L, S, K>{f, flags, a}.update(c);
+}
+
+template <class L, class S, CollisionKind K>
+void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+  using A = typename Storage<S>::Real;
+  const GridLayout& g = s.grid();
+  TESSERA_REQUIRE(g.ny <= 65535 && g.nz <= 65535, "tuned LBM kernel: ny and nz per rank must be <= 65535");
+  StepArgs<A> a;
+  a.grid = g;
+  a.relax = make_relaxation<A>(p);
+  a.Fx = A(p.force[0]);
+  a.Fy = A(p.force[1]);
+  a.Fz = A(p.force[2]);
+  a.force = s.force_field_or_null();
+  a.walls = p.walls;
+  a.odd = s.parity == 1;
+  const dim3 grid(unsigned((g.nx + kBlockX - 1) / kBlockX), unsigned(g.ny), unsigned(g.nz));
+  stream_collide_tuned<L, S, K><<<grid, kBlockX, 0, static_cast<cudaStream_t>(ex.stream)>>>(
+      static_cast<S*>(s.pops()), s.flags(), a);
+  TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_tuned");
+}
+
+template <class L, class S>
+void by_collision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+  switch (p.kind) {
+    case CollisionKind::BGK: launch<L, S, CollisionKind::BGK>(ex, s, p); break;
+    case CollisionKind::TRT: launch<L, S, CollisionKind::TRT>(ex, s, p); break;
+    case CollisionKind::Regularized: launch<L, S, CollisionKind::Regularized>(ex, s, p); break;
+  }
+}
+
+template <class L>
+void by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+  switch (s.precision()) {
+    case Precision::FP32: by_collision<L, float>(ex, s, p); break;
+    case Precision::FP16: by_collision<L, half_t>(ex, s, p); break;
+    case Precision::FP64: TESSERA_THROW("the tuned LBM kernel covers fp32 and fp16 storage; use the reference path for fp64");
+  }
+}
+}  // namespace
+#endif
+
+bool tuned_available(LatticeKind lattice, Precision precision) {
+#if TESSERA_CUDA_COMPILER
+  return lattice != LatticeKind::D2Q9 && precision != Precision::FP64;
+#else
+  (void)lattice;
+  (void)precision;
+  return false;
+#endif
+}
+
+namespace detail {
+void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+  TESSERA_REQUIRE(ex.on_device(), "the tuned LBM kernel runs on the GPU only: use --device gpu or the reference path");
+#if TESSERA_CUDA_COMPILER
+  switch (s.lattice()) {
+    case LatticeKind::D3Q19: by_precision<D3Q19>(ex, s, p); break;
+    case LatticeKind::D3Q27: by_precision<D3Q27>(ex, s, p); break;
+    case LatticeKind::D2Q9: TESSERA_THROW("the tuned LBM kernel covers D3Q19 and D3Q27; D2Q9 uses the reference path");
+  }
+#else
+  (void)s;
+  (void)p;
+  TESSERA_THROW("this build has no CUDA back end: the tuned LBM kernel is unavailable");
+#endif
+}
+}  // namespace detail
+
+}  // namespace tessera::lbm
