@@ -1,0 +1,22 @@
+# TESSERA_PYTHON: a python3 that can import numpy and h5py (the post-processing and Python tests need
+# them). Several interpreters may be on PATH (pyenv, conda, the distribution's); take the first one that
+# has the modules, so Debian's python3-h5py etc. are found even when another python3 comes first.
+set(TESSERA_PYTHON "" CACHE FILEPATH "python3 with numpy and h5py for post-processing and Python tests")
+if(NOT TESSERA_PYTHON)
+  set(_cands)
+  execute_process(COMMAND sh -c "which -a python3 2>/dev/null" OUTPUT_VARIABLE _which OUTPUT_STRIP_TRAILING_WHITESPACE)
+  string(REPLACE "\n" ";" _which "${_which}")
+  list(APPEND _cands ${_which})
+  foreach(p IN LISTS _cands)
+    execute_process(COMMAND ${p} -c "import numpy, h5py" RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+    if(_rc EQUAL 0)
+      set(TESSERA_PYTHON ${p} CACHE FILEPATH "python3 with numpy and h5py" FORCE)
+      break()
+    endif()
+  endforeach()
+endif()
+if(TESSERA_PYTHON)
+  message(STATUS "Python for post-processing and tests: ${TESSERA_PYTHON}")
+else()
+  message(STATUS "No python3 with numpy and h5py found: Python tests are not registered (install python3-h5py)")
+endif()
