@@ -31,6 +31,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -106,7 +107,7 @@ class UsageError : public Error {
 };
 Args parse_args(const std::vector<std::string>& argv_without_program);
 
-// "3600", "90s", "30:00" (M:S), "23:30:00" (H:M:S), "1-00:00:00" (D-H:M:S) -> seconds. Throws UsageError.
+// "3600", "90s", "30m", "2h", "30:00" (M:S), "23:30:00" (H:M:S), "1-00:00:00" (D-H:M:S) -> seconds. Throws UsageError.
 double parse_walltime(const std::string& text);
 // "./out/<stem of case path>".
 std::string default_output_dir(const std::string& case_path);
@@ -114,6 +115,11 @@ std::string usage(const SolverApp& app);
 std::string version_text(const SolverApp& app);
 // "1.50 GiB", "12.0 MiB", "512 B".
 std::string format_bytes(std::size_t bytes);
+
+// run_app's body with an existing Runtime and explicit streams (tests call this; run_app builds the
+// Runtime from argc/argv and uses stdout/stderr). argv[0] is the program name.
+int run(Runtime& rt, const std::vector<std::string>& argv, const SolverApp& app, std::ostream& out,
+        std::ostream& err);
 
 }  // namespace cli
 }  // namespace tessera
