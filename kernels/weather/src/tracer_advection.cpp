@@ -14,4 +14,10 @@ void tracer_stage(const exec::Exec& ex, const Grid& gr, const double* c0, const 
                      });
 }
 
+double tracer_sum(const exec::Exec& ex, const Grid& gr, const double* c) {
+  const Grid G = gr;
+  return exec::reduce_sum<double>(ex, "weather::tracer_sum", exec::Range3{G.nx, G.ny, G.nz},
+                                  TESSERA_LAMBDA(int64_t i, int64_t j, int64_t k) { return c[G.idx(i, j, k)]; });
+}
+
 }  // namespace tessera::weather

@@ -42,4 +42,7 @@ struct TracerPoint {
 void tracer_stage(const exec::Exec& ex, const Grid& gr, const double* c0, const double* ck, const double* u,
                   const double* v, double* out, double a, double s, double dt);
 
+// Sum of the tracer over this rank's interior cells and all levels.
+double tracer_sum(const exec::Exec& ex, const Grid& gr, const double* c);
+
 }  // namespace tessera::weather
