@@ -39,8 +39,8 @@ PairPotential::PairPotential(exec::Space space, PairStyle style, int ntypes)
 double PairPotential::rc_max() const {
   double r = 0;
   for (std::size_t k = 0; k < h_lj_.size(); ++k) {
-    if (style_ == PairStyle::lj) r = std::max(r, h_lj_[k].eps != 0 ? h_lj_[k].rc : 0.0);
-    if (style_ == PairStyle::morse) r = std::max(r, h_morse_[k].d0 != 0 ? h_morse_[k].rc : 0.0);
+    if (style_ == PairStyle::lj) r = std::max(r, h_lj_[k].rc);
+    if (style_ == PairStyle::morse) r = std::max(r, h_morse_[k].rc);
     if (style_ == PairStyle::table) r = std::max(r, std::sqrt(h_table_[k].rc2));
   }
   return r;

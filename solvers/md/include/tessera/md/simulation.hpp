@@ -1,0 +1,104 @@
+// The MD engine of one rank: particles, neighbour list, potentials and integrator state, all resident
+// in one execution space. A step launches only kernels and the reductions the integrator needs (the
+// rebuild test; the kinetic energy for Nose-Hoover); positions never travel to the host during a run.
+//
+//   Simulation sim(space, cfg, box, particles, std::move(pot), bonds, bond_params);
+//   sim.setup();                        // first list build and forces (with energies)
+//   for (...) sim.step(thermo_due);     // energies only on steps whose thermo is printed
+//   Thermo t = sim.thermo();
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/core/exec.hpp"
+#include "tessera/md/bond_list.hpp"
+#include "tessera/md/box.hpp"
+#include "tessera/md/forces.hpp"
+#include "tessera/md/integrate.hpp"
+#include "tessera/md/neighbor.hpp"
+#include "tessera/md/nose_hoover.hpp"
+#include "tessera/md/particles.hpp"
+#include "tessera/md/potential.hpp"
+#include "tessera/md/units.hpp"
+
+namespace tessera::md {
+
+enum class Integrator { nve, langevin, nose_hoover };
+Integrator parse_integrator(const std::string& s);
+const char* to_string(Integrator i);
+
+struct SimConfig {
+  double dt = 0.005;
+  double skin = 0.3;
+  Precision precision = Precision::dbl;
+  Units units;
+  Integrator integrator = Integrator::nve;
+  double temperature = 1.0;  // thermostat target (temperature units)
+  double gamma = 1.0;        // Langevin friction (1/time)
+  double tau = 0.5;          // Nose-Hoover period (time)
+  int chain = 3;             // Nose-Hoover chain length
+  uint64_t seed = 1;         // Langevin random stream
+  int sort_every = 20;       // spatially re-sort particles every this many list builds (0: never)
+  bool tail = false;         // analytic LJ tail corrections in energy and pressure
+  int neighbor_capacity = 64;
+};
+
+struct Thermo {
+  int64_t step = 0;
+  double time = 0;
+  double temperature = 0;  // 2 KE / (Nf kB)
+  double ke = 0, pe = 0, etotal = 0;  // per atom, energy units (pe includes the tail correction)
+  double pressure = 0;     // pressure units (includes the tail correction)
+  double conserved = 0;    // per atom: NVE: etotal; NHC: etotal + chain energy; Langevin: etotal
+  double momentum[3] = {0, 0, 0};
+};
+
+class Simulation {
+ public:
+  Simulation(exec::Space space, const SimConfig& cfg, const Box& box, const HostParticles& init, PairPotential pot,
+             const std::vector<Bond>& bonds = {}, const std::vector<BondParam>& bond_params = {});
+  void setup();
+  void step(bool energies = false);
+  // Thermodynamics at the current step; needs the last force call with energies (setup() or step(true)).
+  Thermo thermo();
+
+  int64_t natoms() const { return particles_.size(); }
+  int64_t step_count() const { return step_; }
+  double time() const { return time_; }
+  double dof() const { return nf_; }
+  const Box& box() const { return box_; }
+  const SimConfig& config() const { return cfg_; }
+  Particles& particles() { return particles_; }
+  const NeighborList& neighbors() const { return nl_; }
+  const PairPotential& potential() const { return pot_; }
+  NoseHooverChain& nose_hoover() { return nhc_; }
+  exec::Exec exec() const { return ex_; }
+  // Restore the clock after loading a checkpoint.
+  void set_clock(int64_t step, double time) { step_ = step, time_ = time; }
+  double tail_energy() const { return e_tail_; }
+  double tail_pressure() const { return p_tail_; }
+
+ private:
+  void compute_forces(bool energies);
+  void maybe_rebuild();
+  void rebuild();
+
+  exec::Exec ex_;
+  SimConfig cfg_;
+  Box box_;
+  Particles particles_;
+  PairPotential pot_;
+  BondList bonds_;
+  NeighborList nl_;
+  NoseHooverChain nhc_;
+  int64_t step_ = 0;
+  double time_ = 0;
+  double nf_ = 0;
+  double e_tail_ = 0, p_tail_ = 0;
+  bool have_energies_ = false;
+  int64_t builds_since_sort_ = 0;
+};
+
+}  // namespace tessera::md

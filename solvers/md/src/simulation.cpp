@@ -1,0 +1,137 @@
+// The MD engine of one rank (see simulation.hpp).
+#include "tessera/md/simulation.hpp"
+
+#include <cmath>
+
+#include "tessera/core/error.hpp"
+
+namespace tessera::md {
+
+Integrator parse_integrator(const std::string& s) {
+  if (s == "nve") return Integrator::nve;
+  if (s == "langevin") return Integrator::langevin;
+  if (s == "nose_hoover" || s == "nvt") return Integrator::nose_hoover;
+  TESSERA_THROW("unknown integrator '" + s + "': expected nve, langevin or nose_hoover");
+}
+
+const char* to_string(Integrator i) {
+  switch (i) {
+    case Integrator::nve: return "nve";
+    case Integrator::langevin: return "langevin";
+    case Integrator::nose_hoover: return "nose_hoover";
+  }
+  return "?";
+}
+
+namespace {
+std::vector<double> inv_mass_eff(const HostParticles& h, const Units& u) {
+  std::vector<double> m(h.mass.size());
+  for (std::size_t t = 0; t < m.size(); ++t) m[t] = h.mass[t] / u.ftm2v;  // Particles stores ftm2v / m
+  return m;
+}
+}  // namespace
+
+Simulation::Simulation(exec::Space space, const SimConfig& cfg, const Box& box, const HostParticles& init,
+                       PairPotential pot, const std::vector<Bond>& bonds, const std::vector<BondParam>& bond_params)
+    : ex_(space),
+      cfg_(cfg),
+      box_(box),
+      particles_(space, init.size(), inv_mass_eff(init, cfg.units)),
+      pot_(std::move(pot)),
+      bonds_(space, bonds, bond_params, init),
+      nl_(space, pot_.rc_max(), cfg.skin, cfg.neighbor_capacity) {
+  TESSERA_REQUIRE(cfg.dt > 0, "time step must be positive");
+  TESSERA_REQUIRE(pot_.ntypes() == int(init.mass.size()), "potential and particles disagree on the number of types");
+  particles_.upload(init);
+  const int64_t n = init.size();
+  // Momentum is conserved by NVE and Nose-Hoover (3 constraints), not by Langevin.
+  nf_ = cfg.integrator == Integrator::langevin ? 3.0 * double(n) : std::max(3.0 * double(n) - 3.0, 1.0);
+  if (cfg.integrator == Integrator::nose_hoover)
+    nhc_ = NoseHooverChain(cfg.chain, cfg.units.kB * cfg.temperature, cfg.tau, nf_);
+  if (cfg.tail) {
+    std::vector<int64_t> counts(std::size_t(pot_.ntypes()), 0);
+    for (int t : init.type) ++counts[std::size_t(t)];
+    e_tail_ = pot_.tail_energy(counts, box_.volume());
+    p_tail_ = pot_.tail_pressure(counts, box_.volume());
+  }
+}
+
+void Simulation::rebuild() {
+  nl_.build(ex_, particles_, box_);
+  if (cfg_.sort_every > 0 && ++builds_since_sort_ >= cfg_.sort_every) {
+    // Re-sort particles in cell order so that neighbours are close in memory, then rebuild on the
+    // new order (the sort just computed is reused as the permutation).
+    builds_since_sort_ = 0;
+    Buffer<int> order(std::size_t(particles_.size()), default_memkind(ex_.space), "md::order");
+    copy_n(order.data(), order.kind(), nl_.cell_order(), order.kind(), order.size());
+    particles_.permute(ex_, order.data());
+    bonds_.permute(ex_, order.data(), particles_.id.data(), particles_.size());
+    nl_.build(ex_, particles_, box_);
+  }
+}
+
+void Simulation::maybe_rebuild() {
+  if (nl_.needs_rebuild(ex_, particles_, box_)) rebuild();
+}
+
+void Simulation::compute_forces(bool energies) {
+  compute_pair_forces(ex_, particles_, box_, nl_, pot_, cfg_.precision, energies);
+  add_bond_forces(ex_, particles_, box_, bonds_, cfg_.precision, energies);
+  have_energies_ = energies;
+}
+
+void Simulation::setup() {
+  rebuild();
+  compute_forces(true);
+}
+
+void Simulation::step(bool energies) {
+  const double dt = cfg_.dt;
+  const double kT = cfg_.units.kB * cfg_.temperature;
+  switch (cfg_.integrator) {
+    case Integrator::nve:
+      kick_drift(ex_, particles_, dt);
+      break;
+    case Integrator::langevin:
+      // Keyed by the step being taken, so a restart at step s continues the same random sequence.
+      langevin_baoa(ex_, particles_, dt, cfg_.gamma, kT, cfg_.seed, uint64_t(step_));
+      break;
+    case Integrator::nose_hoover: {
+      const double s = nhc_.half_step(2 * kinetic_energy(ex_, particles_), dt);
+      scale_velocities(ex_, particles_, s);
+      kick_drift(ex_, particles_, dt);
+      break;
+    }
+  }
+  maybe_rebuild();
+  compute_forces(energies);
+  kick(ex_, particles_, dt);
+  if (cfg_.integrator == Integrator::nose_hoover) {
+    const double s = nhc_.half_step(2 * kinetic_energy(ex_, particles_), dt);
+    scale_velocities(ex_, particles_, s);
+  }
+  ++step_;
+  time_ += dt;
+}
+
+Thermo Simulation::thermo() {
+  TESSERA_REQUIRE(have_energies_, "thermo() needs energies from the last force evaluation: call step(true)");
+  const ThermoSums s = thermo_sums(ex_, particles_, true);
+  const double n = double(particles_.size());
+  Thermo t;
+  t.step = step_;
+  t.time = time_;
+  t.temperature = 2 * s.ke / (nf_ * cfg_.units.kB);
+  t.ke = s.ke / n;
+  t.pe = (s.pe + e_tail_) / n;
+  t.etotal = t.ke + t.pe;
+  t.pressure = (2 * s.ke + s.virial) / (3 * box_.volume()) * cfg_.units.nktv2p + p_tail_ * cfg_.units.nktv2p;
+  t.conserved = t.etotal + (cfg_.integrator == Integrator::nose_hoover ? nhc_.energy() / n : 0.0);
+  for (int a = 0; a < 3; ++a) t.momentum[a] = s.p[a];
+  if (!std::isfinite(t.pe))
+    TESSERA_THROW("md: potential energy is not finite at step " + std::to_string(step_) +
+                  " (a FENE bond stretched beyond R0, or overlapping atoms): lower the time step or relax the start");
+  return t;
+}
+
+}  // namespace tessera::md
