@@ -1,0 +1,149 @@
+// bench_weather: throughput of the weather stencils against the copy ceiling of the same device.
+//
+//   sw_step   one SSP-RK3 step of the fused shallow-water stage (3 stages, periodic ghosts refreshed
+//             between stages) on n x n cells. Bytes per step = per stage, every field read once and
+//             written once: stage 1 reads h,u,v,b and writes h,u,v (7 arrays, s^n is also s_k),
+//             stages 2 and 3 read s^n (3), s_k (3), b and write 3 (10 arrays): 27 x 8 B per cell.
+//   hdiff     COSMO flux-limited 4th-order diffusion on nx x ny x nz: reads in, coeff, writes out (3 x 8 B).
+//   vadv      COSMO implicit vertical advection: reads phi, w, writes out (3 x 8 B counted; the Thomas
+//             scratch c' adds 2 x 8 B of traffic that the protocol does not count, reported separately).
+// Usage: bench_weather [--device cpu|gpu] [--quick] [--reps N]
+// Prints one JSON object per configuration on stdout (bench/run collects them).
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tessera/bench/bench.hpp"
+#include "tessera/core/buffer.hpp"
+#include "tessera/weather/boundary.hpp"
+#include "tessera/weather/hdiff.hpp"
+#include "tessera/weather/sw_step.hpp"
+#include "tessera/weather/vadv.hpp"
+
+using namespace tessera;
+using namespace tessera::weather;
+
+namespace {
+
+void fill(Buffer<double>& b, double lo, double hi, unsigned seed) {
+  Buffer<double> h(b.size(), MemKind::Host);
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  for (auto& x : h) x = d(g);
+  copy(b, h);
+}
+
+bench::Record base(exec::Space sp, const bench::Ceiling& c, const char* kernel) {
+  bench::Record r = bench::environment_record(sp, c);
+  r.set("driver", "bench_weather").set("kernel", kernel).set("precision", "fp64");
+  return r;
+}
+
+void finish(bench::Record& r, const bench::Ceiling& c, double ms, double bytes, double cells) {
+  const double gbs = bytes / (ms * 1e-3) / 1e9;
+  r.set("median_ms", ms).set("bytes", bytes).set("GB_per_s", gbs).set("cell_updates_per_s", cells / (ms * 1e-3));
+  r.set("fraction_of_copy", gbs * 1e9 / c.bytes_per_s);
+  std::printf("%s\n", r.str().c_str());
+  std::fflush(stdout);
+}
+
+void bench_sw(exec::Space sp, const bench::Ceiling& c, int64_t n, int reps) {
+  const exec::Exec ex(sp);
+  const MemKind mk = default_memkind(sp);
+  const Grid gr = make_grid(n, n, 1000.0, 1000.0, 2);
+  SwParams p;
+  p.f0 = 1e-4;
+  const size_t sz = size_t(gr.size2());
+  Buffer<double> f[10];
+  for (int q = 0; q < 10; ++q) {
+    f[q] = Buffer<double>(sz, mk, "bench_sw");
+    fill(f[q], q % 3 == 0 ? 90.0 : -1.0, q % 3 == 0 ? 110.0 : 1.0, 11 + q);
+  }
+  SwView S{f[0].data(), f[1].data(), f[2].data()}, T1{f[3].data(), f[4].data(), f[5].data()},
+      T2{f[6].data(), f[7].data(), f[8].data()};
+  const double* b = f[9].data();
+  auto cv = [&](SwView v) { return SwConstView{v.h, v.u, v.v, b}; };
+  const double dt = 0.1 * 1000.0 / 40.0;
+  const auto coef = stage_coefficients(TimeScheme::SspRk3);
+  auto step = [&]() {
+    sw_fill_ghosts_local(ex, gr, p, S);
+    sw_stage(ex, gr, p, cv(S), cv(S), T1, coef[0].a, coef[0].c, dt);
+    sw_fill_ghosts_local(ex, gr, p, T1);
+    sw_stage(ex, gr, p, cv(S), cv(T1), T2, coef[1].a, coef[1].c, dt);
+    sw_fill_ghosts_local(ex, gr, p, T2);
+    sw_stage(ex, gr, p, cv(S), cv(T2), S, coef[2].a, coef[2].c, dt);
+  };
+  const double ms = bench::median(bench::time_ms(sp, step, 3, reps));
+  bench::Record r = base(sp, c, "sw_ssprk3_step");
+  r.set("nx", (long long)n).set("ny", (long long)n);
+  finish(r, c, ms, 27.0 * 8.0 * double(n * n), double(n * n));
+}
+
+void bench_hdiff(exec::Space sp, const bench::Ceiling& c, int64_t n, int64_t nz, int reps) {
+  const exec::Exec ex(sp);
+  const MemKind mk = default_memkind(sp);
+  const Grid gr = make_grid(n, n, 1.0, 1.0, 2, nz);
+  const size_t sz = size_t(gr.size3());
+  Buffer<double> in(sz, mk), cf(sz, mk), out(sz, mk);
+  fill(in, -1, 1, 3);
+  fill(cf, 0, 0.015, 4);
+  const double ms = bench::median(bench::time_ms(sp, [&]() { hdiff_fused(ex, gr, in.data(), cf.data(), 0.0, out.data()); }, 3, reps));
+  bench::Record r = base(sp, c, "cosmo_hdiff");
+  r.set("nx", (long long)n).set("ny", (long long)n).set("nz", (long long)nz);
+  finish(r, c, ms, 3.0 * 8.0 * double(n * n * nz), double(n * n * nz));
+}
+
+void bench_vadv(exec::Space sp, const bench::Ceiling& c, int64_t n, int64_t nz, int reps) {
+  const exec::Exec ex(sp);
+  const MemKind mk = default_memkind(sp);
+  const Grid gr = make_grid(n, n, 1.0, 1.0, 2, nz);
+  const size_t sz = size_t(gr.size3());
+  Buffer<double> in(sz, mk), w(sz, mk), sc(sz, mk), out(sz, mk);
+  fill(in, 0, 1, 5);
+  fill(w, -1, 1, 6);
+  const VadvParams vp{10.0, 50.0, 0.6};
+  const double ms =
+      bench::median(bench::time_ms(sp, [&]() { vadv_columns(ex, gr, vp, in.data(), w.data(), sc.data(), out.data()); }, 3, reps));
+  bench::Record r = base(sp, c, "cosmo_vadv");
+  r.set("nx", (long long)n).set("ny", (long long)n).set("nz", (long long)nz);
+  r.set("scratch_bytes_not_counted", 2.0 * 8.0 * double(n * n * nz));
+  finish(r, c, ms, 3.0 * 8.0 * double(n * n * nz), double(n * n * nz));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  exec::Space sp = exec::Space::Host;
+  bool quick = false;
+  int reps = 10;
+  for (int a = 1; a < argc; ++a) {
+    const std::string s = argv[a];
+    if (s == "--device" && a + 1 < argc) sp = exec::parse_space(argv[++a]);
+    else if (s == "--quick") quick = true;
+    else if (s == "--reps" && a + 1 < argc) reps = std::stoi(argv[++a]);
+    else if (s == "-h" || s == "--help") {
+      std::printf("bench_weather [--device cpu|gpu] [--quick] [--reps N]\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "bench_weather: unknown option '%s' (see --help)\n", s.c_str());
+      return 2;
+    }
+  }
+  try {
+    const bool gpu = sp == exec::Space::Device;
+    const bench::Ceiling c = bench::measure_copy_ceiling(sp, quick ? (std::size_t(64) << 20) : 0, quick ? 3 : 20);
+    if (quick) reps = 2;
+    const std::vector<int64_t> sw = quick ? std::vector<int64_t>{256} : gpu ? std::vector<int64_t>{4096, 8192} : std::vector<int64_t>{1024, 2048};
+    const std::vector<int64_t> st = quick ? std::vector<int64_t>{64} : gpu ? std::vector<int64_t>{256, 512, 1024} : std::vector<int64_t>{256};
+    const int64_t nz = quick ? 8 : 80;
+    for (int64_t n : sw) bench_sw(sp, c, n, reps);
+    for (int64_t n : st) bench_hdiff(sp, c, n, nz, reps);
+    for (int64_t n : st) bench_vadv(sp, c, n, nz, reps);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_weather: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
