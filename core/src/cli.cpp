@@ -4,7 +4,10 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <iostream>
 #include <sstream>
 
@@ -29,8 +32,32 @@ std::string RunOptions::command_line_str() const {
 namespace cli {
 
 namespace {
+// The line a diagnostic points at, with a caret under its column, as compilers print it:
+//     6 |   viscosity: -1.0e-3
+//       |              ^
+// Empty when the diagnostic has no position or its source is not a readable file (e.g. --set).
+std::string excerpt(const Diagnostic& d, std::map<std::string, std::vector<std::string>>& files) {
+  if (d.line <= 0 || d.column <= 0) return "";
+  auto it = files.find(d.source);
+  if (it == files.end()) {
+    std::vector<std::string> lines;
+    if (std::ifstream in(d.source); in)
+      for (std::string l; std::getline(in, l);) lines.push_back(l);
+    it = files.emplace(d.source, std::move(lines)).first;
+  }
+  if (std::size_t(d.line) > it->second.size()) return "";
+  std::string line = it->second[std::size_t(d.line) - 1];
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const std::string num = std::to_string(d.line);
+  std::string pad;  // keeps tabs so that the caret lines up
+  for (std::size_t i = 0; i + 1 < std::size_t(d.column) && i < line.size(); ++i) pad += line[i] == '\t' ? '\t' : ' ';
+  const std::string gutter(std::max<std::size_t>(num.size(), 5), ' ');
+  return gutter.substr(num.size()) + num + " | " + line + "\n" + gutter + " | " + pad + "^\n";
+}
+
 void print_case_errors(std::ostream& err, const SolverApp& app, const CaseError& e, const std::string& what) {
-  for (const auto& d : e.diagnostics()) err << d.str() << "\n";
+  std::map<std::string, std::vector<std::string>> files;
+  for (const auto& d : e.diagnostics()) err << d.str() << "\n" << excerpt(d, files);
   const auto n = e.diagnostics().size();
   err << app.name << ": " << n << " problem" << (n == 1 ? "" : "s") << " in " << what << "; nothing was run\n";
 }

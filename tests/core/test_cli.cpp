@@ -132,6 +132,7 @@ TEST_CASE("cli: invalid cases exit 2 with every message", "[cli]") {
   CHECK(r.rc == exit_code::bad_input);
   CHECK(has(r.err, case_path("bad_range.yaml") +
                        ":6:14: key 'physics.viscosity': expected a number > 0 [m^2/s], got '-1.0e-3'\n"));
+  CHECK(has(r.err, "    6 |   viscosity: -1.0e-3\n      |              ^\n"));  // the line, a caret under the column
   CHECK(has(r.err, "toy: 1 problem in '" + case_path("bad_range.yaml") + "'; nothing was run\n"));
   CHECK(r.out.empty());
   r = run(app, {case_path("bad_many.yaml")});
