@@ -119,6 +119,11 @@ int run(Runtime& rt, const std::vector<std::string>& argv, const SolverApp& app,
       for (const auto& n : mem.notes) out << "#   " << n << "\n";
       return exit_code::ok;
     }
+    if (!a.restart.empty() && a.restart != "auto" && !std::filesystem::is_regular_file(a.restart)) {
+      err << app.name << ": error: --restart: no checkpoint file '" << a.restart
+          << "' (give an existing checkpoint, or 'auto' for the newest in the output directory)\n";
+      return exit_code::bad_input;
+    }
     if (!device_problem.empty()) {
       err << app.name << ": error: " << device_problem << "\n";
       return exit_code::bad_input;

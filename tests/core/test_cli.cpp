@@ -180,6 +180,9 @@ TEST_CASE("cli: runtime errors exit 1, late case errors exit 2", "[cli]") {
   Result r = run(app, {case_path("minimal.yaml"), "--device", "cpu", "-o", outdir, "--set", "output.prefix=boom", "-q"});
   CHECK(r.rc == exit_code::runtime_error);
   CHECK(has(r.err, "toy: error: boom"));
+  r = run(app, {case_path("minimal.yaml"), "--device", "cpu", "-o", outdir, "--restart", "no-such-checkpoint.h5"});
+  CHECK(r.rc == exit_code::bad_input);
+  CHECK(has(r.err, "toy: error: --restart: no checkpoint file 'no-such-checkpoint.h5'"));
   r = run(app, {case_path("minimal.yaml"), "--device", "cpu", "-o", outdir, "--set", "output.prefix=late", "-q"});
   CHECK(r.rc == exit_code::bad_input);
   CHECK(has(r.err, "--set 'output.prefix=late': key 'output.prefix': rejected by the solver"));

@@ -16,7 +16,8 @@
 //                            asking for gpu without one is an error
 //   --set KEY=VALUE          override a case key (repeatable); VALUE is YAML: 0.1, [64, 64, 1], bgk
 //   -o, --output DIR         output directory (default ./out/<case file stem>), created before the run
-//   --restart FILE|auto      continue from a checkpoint (auto: the newest in the output directory)
+//   --restart FILE|auto      continue from a checkpoint (auto: the newest in the output directory);
+//                            a FILE that does not exist is an error (exit 2) before the run
 //   --max-walltime T         stop cleanly (checkpoint, exit 3) before T: seconds, M:S, H:M:S or D-H:M:S
 //   --progress-every N       progress line every N steps (0: the solver's default)
 //   -q, --quiet              warnings and errors only
