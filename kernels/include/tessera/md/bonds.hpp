@@ -37,7 +37,7 @@ struct BondEval {
       fr = T(0);
       return false;
     }
-    u = -T(0.5) * T(p.k) * T(p.r0 * p.r0) * log(T(1) - x);
+    u = -T(0.5) * T(p.k) * T(p.r0 * p.r0) * std::log(T(1) - x);
     fr = -T(p.k) / (T(1) - x);
     return true;
   }

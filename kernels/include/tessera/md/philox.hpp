@@ -41,8 +41,8 @@ TESSERA_HD inline void philox_normal3(uint64_t seed, uint64_t id, uint64_t step,
   const Philox4x32 c{{uint32_t(step), uint32_t(step >> 32) ^ (stream << 16), uint32_t(id), uint32_t(id >> 32)}};
   const Philox4x32 r = philox4x32_10(c, uint32_t(seed), uint32_t(seed >> 32));
   const double two_pi = 6.283185307179586476925286766559;
-  const double a = sqrt(-2.0 * log(philox_uniform(r.v[0])));
-  const double b = sqrt(-2.0 * log(philox_uniform(r.v[2])));
+  const double a = sqrt(-2.0 * std::log(philox_uniform(r.v[0])));
+  const double b = sqrt(-2.0 * std::log(philox_uniform(r.v[2])));
   g[0] = a * cos(two_pi * philox_uniform(r.v[1]));
   g[1] = a * sin(two_pi * philox_uniform(r.v[1]));
   g[2] = b * cos(two_pi * philox_uniform(r.v[3]));

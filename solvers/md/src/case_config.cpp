@@ -1,0 +1,192 @@
+// Schema of the md case file and its translation into a CaseConfig.
+#include "tessera/md/case_config.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include <fmt/format.h>
+
+#include "tessera/core/device.hpp"
+#include "tessera/md/lattice.hpp"
+
+namespace tessera::md {
+
+namespace {
+Schema build_schema() {
+  Schema s("md", "Classical molecular dynamics (Lennard-Jones, WCA, Morse, tabulated; harmonic and FENE bonds)");
+  s.add_enum("units", {"lj", "real"}).default_value("lj")
+      .describe("lj: reduced units (sigma, epsilon, m, tau); real: Angstrom, fs, kcal/mol, g/mol, K");
+  s.section("system", "Initial configuration");
+  s.add_enum("system.source", {"lattice", "polymer", "xyz", "lammps_data"}).default_value("lattice")
+      .describe("lattice: system.lattice at system.density; polymer: Kremer-Grest melt of system.chain_length "
+                "beads per chain; xyz / lammps_data: read system.file");
+  s.add_enum("system.lattice", {"sc", "bcc", "fcc"}).default_value("fcc").describe("Lattice type");
+  s.add_int_array("system.cells", 3).default_array({8, 8, 8}).min(1).describe("Unit cells per axis");
+  s.add_float("system.density").default_value(0.8442).greater_than(0).unit("1/length^3").describe("Number density");
+  s.add_int("system.chain_length").default_value(50).min(2).describe("Polymer: beads per chain");
+  s.add_string("system.file").default_value("").describe("xyz / lammps_data: the file to read");
+  s.add_float_array("system.mass", 0).default_array({1.0}).greater_than(0).unit("mass")
+      .describe("Mass per atom type (the number of entries sets the number of types)");
+  s.section("velocity", "Initial velocities (ignored when the input file has them)");
+  s.add_float("velocity.temperature").default_value(1.0).min(0).unit("temperature")
+      .describe("Gaussian velocities at this temperature, zero total momentum");
+  s.add_int("velocity.seed").default_value(87287).min(0).describe("Seed (Philox, keyed by atom id)");
+  s.section("pair", "Pair interactions");
+  s.add_enum("pair.style", {"lj", "wca", "morse", "table"}).default_value("lj")
+      .describe("lj: Lennard-Jones; wca: LJ cut at 2^(1/6) sigma and shifted; morse; table: pair.table_file");
+  s.add_enum("pair.shift", {"none", "energy", "force"}).default_value("energy")
+      .describe("none: plain cut; energy: U(rc) = 0; force: force-shifted (U and F vanish at rc)");
+  s.add_float("pair.cutoff").default_value(2.5).greater_than(0).unit("length").describe("Global cut-off rc");
+  s.add_enum("pair.mixing", {"lorentz_berthelot", "geometric"}).default_value("lorentz_berthelot")
+      .describe("Mixing rule for unlike pairs");
+  s.add_float_array("pair.epsilon", 0).default_array({1.0}).min(0).unit("energy").describe("LJ epsilon per type");
+  s.add_float_array("pair.sigma", 0).default_array({1.0}).greater_than(0).unit("length").describe("LJ sigma per type");
+  Schema& pc = s.add_list("pair.coeffs").describe("Explicit coefficients for a pair of types (override mixing)").entries();
+  pc.add_int_array("types", 2).required().min(0).describe("[a, b], 0-based");
+  pc.add_float("epsilon").required().min(0).unit("energy").describe("epsilon_ab");
+  pc.add_float("sigma").required().greater_than(0).unit("length").describe("sigma_ab");
+  pc.add_float("cutoff").default_value(0.0).min(0).unit("length").describe("rc_ab; 0 = pair.cutoff");
+  s.add_bool("pair.tail").default_value(false).describe("Analytic tail corrections to energy and pressure (LJ)");
+  s.add_float("pair.morse_d0").default_value(1.0).greater_than(0).unit("energy").describe("Morse well depth D0");
+  s.add_float("pair.morse_alpha").default_value(1.0).greater_than(0).unit("1/length").describe("Morse alpha");
+  s.add_float("pair.morse_r0").default_value(1.0).greater_than(0).unit("length").describe("Morse r0");
+  s.add_string("pair.table_file").default_value("")
+      .describe("Table: lines 'r U F' on a uniform r grid (F = -dU/dr); '#' comments; used for every pair");
+  s.section("bonds", "Bonds (polymer and lammps_data sources)");
+  s.add_enum("bonds.style", {"none", "harmonic", "fene"}).default_value("none")
+      .describe("harmonic: k/2 (r - r0)^2; fene: -K R0^2/2 ln(1 - (r/R0)^2)");
+  s.add_float("bonds.k").default_value(30.0).greater_than(0).describe("Harmonic k or FENE K");
+  s.add_float("bonds.r0").default_value(1.5).greater_than(0).unit("length").describe("Harmonic r0 or FENE R0");
+  s.section("neighbor", "Neighbour list");
+  s.add_float("neighbor.skin").default_value(0.3).min(0).unit("length").describe("Verlet skin");
+  s.add_int("neighbor.sort_every").default_value(20).min(0)
+      .describe("Re-sort particles in cell order every N list builds (0 = never)");
+  s.add_int("neighbor.capacity").default_value(64).min(1).describe("Initial neighbours per atom (grows when needed)");
+  s.section("run", "Integration");
+  s.add_int("run.steps").default_value(1000).min(0).describe("Time steps");
+  s.add_float("run.dt").default_value(0.005).greater_than(0).unit("time").describe("Time step");
+  s.add_enum("run.integrator", {"nve", "langevin", "nose_hoover"}).default_value("nve")
+      .describe("nve: velocity Verlet; langevin: BAOAB; nose_hoover: NHC (MTK splitting)");
+  s.add_enum("run.precision", {"double", "mixed"}).default_value("double")
+      .describe("mixed: forces in float, positions and sums in double");
+  s.section("thermostat", "NVT settings");
+  s.add_float("thermostat.temperature").default_value(1.0).greater_than(0).unit("temperature").describe("Target temperature");
+  s.add_float("thermostat.gamma").default_value(1.0).greater_than(0).unit("1/time").describe("Langevin friction");
+  s.add_float("thermostat.tau").default_value(0.5).greater_than(0).unit("time").describe("Nose-Hoover period");
+  s.add_int("thermostat.chain").default_value(3).min(1).max(10).describe("Nose-Hoover chain length");
+  s.add_int("thermostat.seed").default_value(4928459).min(0).describe("Langevin random seed");
+  s.section("output", "Output");
+  s.add_int("output.thermo_every").default_value(100).min(1).describe("Steps between thermo lines (terminal and CSV)");
+  s.add_bool("output.thermo_csv").default_value(true).describe("Write thermo.csv in the output directory");
+  s.add_int("output.trajectory_every").default_value(0).min(0).describe("Steps between H5MD frames; 0 = none");
+  s.add_int("output.checkpoint_every").default_value(0).min(0).describe("Steps between checkpoints; 0 = final only");
+  s.add_check("ntypes", {"system.mass", "pair.epsilon", "pair.sigma"}, [](const Case& c) -> std::string {
+    const auto m = c.get<std::vector<double>>("system.mass");
+    if (c.get<std::vector<double>>("pair.epsilon").size() != m.size() ||
+        c.get<std::vector<double>>("pair.sigma").size() != m.size())
+      return fmt::format("system.mass has {} types; pair.epsilon and pair.sigma need one entry per type", m.size());
+    return "";
+  });
+  s.add_check("file", {"system.file", "system.source"}, [](const Case& c) -> std::string {
+    const auto src = c.get<std::string>("system.source");
+    if ((src == "xyz" || src == "lammps_data") && c.get<std::string>("system.file").empty())
+      return "system.source: " + src + " needs system.file";
+    return "";
+  });
+  s.add_check("table", {"pair.table_file", "pair.style"}, [](const Case& c) -> std::string {
+    if (c.get<std::string>("pair.style") == "table" && c.get<std::string>("pair.table_file").empty())
+      return "pair.style: table needs pair.table_file";
+    return "";
+  });
+  return s;
+}
+
+double est_neighbors(const CaseConfig& k) {
+  const double r = k.cutoff + k.sim.skin;
+  return 4.0 / 3.0 * std::numbers::pi * r * r * r * k.density;
+}
+}  // namespace
+
+const Schema& schema() {
+  static const Schema s = build_schema();
+  return s;
+}
+
+CaseConfig read_config(const Case& c) {
+  CaseConfig k;
+  k.sim.units = parse_units(c.get<std::string>("units"));
+  k.source = c.get<std::string>("system.source");
+  k.lattice = c.get<std::string>("system.lattice");
+  k.cells = c.get<std::array<int, 3>>("system.cells");
+  k.density = c.get<double>("system.density");
+  k.chain_length = c.get<int>("system.chain_length");
+  k.file = c.get<std::string>("system.file");
+  k.mass = c.get<std::vector<double>>("system.mass");
+  k.init_temperature = c.get<double>("velocity.temperature");
+  k.velocity_seed = uint64_t(c.get<int64_t>("velocity.seed"));
+  k.pair_style = c.get<std::string>("pair.style");
+  k.shift = c.get<std::string>("pair.shift");
+  k.cutoff = c.get<double>("pair.cutoff");
+  k.mixing = c.get<std::string>("pair.mixing");
+  k.epsilon = c.get<std::vector<double>>("pair.epsilon");
+  k.sigma = c.get<std::vector<double>>("pair.sigma");
+  for (const Case& e : c.list("pair.coeffs")) {
+    const auto t = e.get<std::array<int, 2>>("types");
+    if (t[0] >= int(k.mass.size()) || t[1] >= int(k.mass.size()))
+      e.fail("types", fmt::format("type out of range: there are {} types (0-based)", k.mass.size()));
+    k.coeffs.push_back(PairCoeff{t[0], t[1], e.get<double>("epsilon"), e.get<double>("sigma"), e.get<double>("cutoff")});
+  }
+  k.sim.tail = c.get<bool>("pair.tail");
+  k.morse_d0 = c.get<double>("pair.morse_d0");
+  k.morse_alpha = c.get<double>("pair.morse_alpha");
+  k.morse_r0 = c.get<double>("pair.morse_r0");
+  k.table_file = c.get<std::string>("pair.table_file");
+  k.bond_style = c.get<std::string>("bonds.style");
+  k.bond_k = c.get<double>("bonds.k");
+  k.bond_r0 = c.get<double>("bonds.r0");
+  k.sim.skin = c.get<double>("neighbor.skin");
+  k.sim.sort_every = c.get<int>("neighbor.sort_every");
+  k.sim.neighbor_capacity = c.get<int>("neighbor.capacity");
+  k.steps = c.get<int64_t>("run.steps");
+  k.sim.dt = c.get<double>("run.dt");
+  k.sim.integrator = parse_integrator(c.get<std::string>("run.integrator"));
+  k.sim.precision = parse_precision(c.get<std::string>("run.precision"));
+  k.sim.temperature = c.get<double>("thermostat.temperature");
+  k.sim.gamma = c.get<double>("thermostat.gamma");
+  k.sim.tau = c.get<double>("thermostat.tau");
+  k.sim.chain = c.get<int>("thermostat.chain");
+  k.sim.seed = uint64_t(c.get<int64_t>("thermostat.seed"));
+  k.thermo_every = c.get<int64_t>("output.thermo_every");
+  k.thermo_csv = c.get<bool>("output.thermo_csv");
+  k.trajectory_every = c.get<int64_t>("output.trajectory_every");
+  k.checkpoint_every = c.get<int64_t>("output.checkpoint_every");
+  if (k.pair_style == "wca") k.cutoff = std::pow(2.0, 1.0 / 6.0) * *std::max_element(k.sigma.begin(), k.sigma.end());
+  return k;
+}
+
+MemoryEstimate memory_estimate(const Case& c, int nranks) {
+  const CaseConfig k = read_config(c);
+  double natoms = 0;
+  if (k.source == "lattice" || k.source == "polymer")
+    natoms = double(k.cells[0]) * k.cells[1] * k.cells[2] * (k.source == "lattice" ? basis_size(parse_lattice(k.lattice)) : 1);
+  MemoryEstimate m;
+  // Per atom: 11 doubles (x, v, f, pe, vir), 4 ints (type, images), an int64 id, 3 doubles of list
+  // reference positions, 3 ints of cell key/order, neighbours at 25% head-room (4 B each).
+  const double nb = est_neighbors(k) * 1.25;
+  const double per_atom = 11 * 8 + 4 * 4 + 8 + 3 * 8 + 3 * 4 + 4 * nb;
+  const double per_rank = natoms * per_atom / std::max(nranks, 1);
+  m.bytes_per_rank = std::size_t(per_rank);
+  m.notes.push_back(fmt::format("{:.0f} atoms, ~{:.0f} neighbours each ({} B per atom incl. the list)", natoms, nb, per_atom));
+  if (device::gpu_available()) {
+    const auto [free_b, total_b] = device::mem_info();
+    (void)total_b;
+    m.notes.push_back(fmt::format("largest system of this kind that fits the free memory of this GPU ({}): ~{:.3g} atoms",
+                                  cli::format_bytes(free_b), 0.9 * double(free_b) / per_atom));
+  } else {
+    m.notes.push_back(fmt::format("on a 141 GB H200 this kind of system fits up to ~{:.3g} atoms per GPU",
+                                  0.9 * 141e9 / per_atom));
+  }
+  return m;
+}
+
+}  // namespace tessera::md
