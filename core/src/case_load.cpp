@@ -192,8 +192,8 @@ void Loader::walk(const YAML::Node& node, const Schema& s, const std::string& re
                   CaseData& d, std::vector<std::pair<std::string, Origin>>& sections) {
   std::map<std::string, int> seen;  // key -> line of first occurrence (yaml-cpp keeps duplicates)
   for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node& kn = it->first;
-    const YAML::Node& vn = it->second;
+    const YAML::Node kn = it->first;  // copies: it-> yields a temporary proxy (a reference would dangle)
+    const YAML::Node vn = it->second;
     const std::string name = kn.IsScalar() ? kn.Scalar() : std::string("<non-scalar key>");
     const std::string path = rel.empty() ? name : rel + "." + name;
     const std::string full = prefix + path;
