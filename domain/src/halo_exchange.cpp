@@ -1,10 +1,6 @@
 // HaloExchange<T>: pack/unpack kernels (one source for host and device) and the MPI choreography.
 #include "tessera/domain/halo_exchange.hpp"
 
-#include <fmt/format.h>
-
-#include <climits>
-
 #include "tessera/core/error.hpp"
 #include "tessera/domain/direction.hpp"
 
@@ -79,60 +75,21 @@ FieldSet<T> make_set(const std::vector<Field<T>*>& fields) {
   return s;
 }
 
-int byte_count(int64_t elems, int64_t elem_size) {
-  const int64_t b = elems * elem_size;
-  if (b > int64_t(INT_MAX))
-    TESSERA_THROW(fmt::format("halo message of {} bytes exceeds MPI's int count; use more ranks, fewer fields per "
-                              "exchange, or a smaller ghost width",
-                              b));
-  return int(b);
-}
-
-void check_mpi(int rc, const char* call) {
-  if (rc != MPI_SUCCESS) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    TESSERA_THROW(fmt::format("halo exchange: {} failed: {}", call, std::string(msg, size_t(len))));
-  }
-}
-
 }  // namespace detail
 
 template <class T>
 HaloExchange<T>::HaloExchange(const Decomposition& d, std::vector<Field<T>*> fields, HaloOptions opt)
     : fields_(std::move(fields)), fence_(opt.fence_on_finish) {
-  TESSERA_REQUIRE(!fields_.empty(), "a halo exchange needs at least one field");
-  if (int(fields_.size()) > kMaxFields)
-    TESSERA_THROW(fmt::format("a halo exchange takes at most {} fields, got {}: split them over two exchanges",
-                              kMaxFields, fields_.size()));
-  const Field<T>& f0 = *fields_[0];
+  std::vector<FieldShape> shapes;
   for (const Field<T>* f : fields_) {
     TESSERA_REQUIRE(f != nullptr, "null field in a halo exchange");
-    if (f->box() != d.local_box() || f->ghost() != f0.ghost() || f->kind() != f0.kind())
-      TESSERA_THROW(fmt::format("halo exchange: field '{}' (box {}, ghost {}, {} memory) differs from field '{}' (box "
-                                "{}, ghost {}, {} memory) or from this rank's box {}; fields of one exchange must "
-                                "share box, ghost width and memory kind",
-                                f->name(), to_string(f->box()), to_string(f->ghost()), to_string(f->kind()),
-                                f0.name(), to_string(f0.box()), to_string(f0.ghost()), to_string(f0.kind()),
-                                to_string(d.local_box())));
+    shapes.push_back({f->name(), f->box(), f->ghost(), f->kind()});
     ncomp_total_ += f->ncomp();
   }
+  if (fields_.empty()) check_halo_fields(d, shapes, kMaxFields, opt.width, exec::Space::Host);  // throws
+  const Field<T>& f0 = *fields_[0];
   ex_ = opt.exec ? *opt.exec : exec::Exec(f0.kind() == MemKind::Device ? exec::Space::Device : exec::Space::Host);
-  if (!accessible_from(f0.kind(), ex_.space))
-    TESSERA_THROW(fmt::format("halo exchange: field '{}' lives in {} memory, which the {} cannot access; run the "
-                              "exchange on the other space or allocate the field with default_memkind(space)",
-                              f0.name(), to_string(f0.kind()), exec::to_string(ex_.space)));
-
-  Int3 width = f0.ghost();
-  if (opt.width >= 0) {
-    for (int a = 0; a < 3; ++a) {
-      if (width[a] > 0 && opt.width > width[a])
-        TESSERA_THROW(fmt::format("halo exchange width {} exceeds the ghost width {} of field '{}'", opt.width,
-                                  width[a], f0.name()));
-      if (width[a] > 0) width[a] = opt.width;
-    }
-  }
+  const Int3 width = check_halo_fields(d, shapes, kMaxFields, opt.width, ex_.space);
   plan_ = make_halo_plan(d, f0.extent(), width, ncomp_total_, opt.faces_only);
 
   const bool dev = ex_.on_device();
@@ -149,7 +106,7 @@ HaloExchange<T>::HaloExchange(const Decomposition& d, std::vector<Field<T>*> fie
   }
   send_req_.assign(plan_.remote.size(), MPI_REQUEST_NULL);
   recv_req_.assign(plan_.remote.size(), MPI_REQUEST_NULL);
-  detail::check_mpi(MPI_Comm_dup(d.comm(), &comm_), "MPI_Comm_dup");
+  halo_check_mpi(MPI_Comm_dup(d.comm(), &comm_), "MPI_Comm_dup");
 }
 
 template <class T>
@@ -193,13 +150,13 @@ void HaloExchange<T>::start() {
   // Receives before sends, so that a neighbour's message finds its receive already posted.
   for (size_t i = 0; i < remote.size(); ++i) {
     const HaloMessage& m = remote[i];
-    detail::check_mpi(MPI_Irecv(mpi_recv + m.recv_offset, detail::byte_count(m.cells * ncomp_total_, sizeof(T)),
+    halo_check_mpi(MPI_Irecv(mpi_recv + m.recv_offset, halo_message_bytes(m.cells * ncomp_total_, sizeof(T)),
                                 MPI_BYTE, m.peer, dir_opposite(m.dir), comm_, &recv_req_[i]),
                       "MPI_Irecv");
   }
   for (size_t i = 0; i < remote.size(); ++i) {
     const HaloMessage& m = remote[i];
-    detail::check_mpi(MPI_Isend(mpi_send + m.send_offset, detail::byte_count(m.cells * ncomp_total_, sizeof(T)),
+    halo_check_mpi(MPI_Isend(mpi_send + m.send_offset, halo_message_bytes(m.cells * ncomp_total_, sizeof(T)),
                                 MPI_BYTE, m.peer, m.dir, comm_, &send_req_[i]),
                       "MPI_Isend");
   }
@@ -221,7 +178,7 @@ void HaloExchange<T>::finish() {
   // Unpack each message as soon as it arrives.
   for (size_t done = 0; done < remote.size(); ++done) {
     int i = MPI_UNDEFINED;
-    detail::check_mpi(MPI_Waitany(int(recv_req_.size()), recv_req_.data(), &i, MPI_STATUS_IGNORE), "MPI_Waitany");
+    halo_check_mpi(MPI_Waitany(int(recv_req_.size()), recv_req_.data(), &i, MPI_STATUS_IGNORE), "MPI_Waitany");
     if (i == MPI_UNDEFINED) break;
     const HaloMessage& m = remote[size_t(i)];
     const int64_t n = m.cells * ncomp_total_;
@@ -231,7 +188,7 @@ void HaloExchange<T>::finish() {
     exec::parallel_for(ex_, "domain::halo_unpack", n, detail::UnpackOp<T>{fs, m.recv_box, m.cells,
                                                                         unpack_from + m.recv_offset});
   }
-  detail::check_mpi(MPI_Waitall(int(send_req_.size()), send_req_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  halo_check_mpi(MPI_Waitall(int(send_req_.size()), send_req_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   if (fence_) exec::fence(ex_);
   in_flight_ = false;
 }

@@ -1,6 +1,11 @@
 #include "tessera/domain/halo_plan.hpp"
 
+#include <fmt/format.h>
 #include <mpi.h>
+
+#include <climits>
+
+#include "tessera/core/error.hpp"
 
 #include "tessera/domain/direction.hpp"
 
@@ -56,6 +61,54 @@ HaloPlan make_halo_plan(const Decomposition& d, Int3 extent, Int3 width, int nco
     }
   }
   return plan;
+}
+
+Int3 check_halo_fields(const Decomposition& d, const std::vector<FieldShape>& fields, int max_fields, int width,
+                       exec::Space space) {
+  if (fields.empty()) TESSERA_THROW("a halo exchange needs at least one field");
+  if (int(fields.size()) > max_fields)
+    TESSERA_THROW(fmt::format("a halo exchange takes at most {} fields, got {}: split them over two exchanges",
+                              max_fields, fields.size()));
+  const FieldShape& f0 = fields[0];
+  for (const FieldShape& f : fields)
+    if (f.box != d.local_box() || f.ghost != f0.ghost || f.kind != f0.kind)
+      TESSERA_THROW(fmt::format("halo exchange: field '{}' (box {}, ghost {}, {} memory) differs from field '{}' (box "
+                                "{}, ghost {}, {} memory) or from this rank's box {}; fields of one exchange must "
+                                "share box, ghost width and memory kind",
+                                f.name, to_string(f.box), to_string(f.ghost), to_string(f.kind), f0.name,
+                                to_string(f0.box), to_string(f0.ghost), to_string(f0.kind), to_string(d.local_box())));
+  if (!accessible_from(f0.kind, space))
+    TESSERA_THROW(fmt::format("halo exchange: field '{}' lives in {} memory, which the {} cannot access; run the "
+                              "exchange on the other space or allocate the field with default_memkind(space)",
+                              f0.name, to_string(f0.kind), exec::to_string(space)));
+  Int3 w = f0.ghost;
+  if (width >= 0) {
+    for (int a = 0; a < 3; ++a) {
+      if (w[a] > 0 && width > w[a])
+        TESSERA_THROW(fmt::format("halo exchange width {} exceeds the ghost width {} of field '{}'", width, w[a],
+                                  f0.name));
+      if (w[a] > 0) w[a] = width;
+    }
+  }
+  return w;
+}
+
+int halo_message_bytes(int64_t elems, int64_t elem_size) {
+  const int64_t b = elems * elem_size;
+  if (b > int64_t(INT_MAX))
+    TESSERA_THROW(fmt::format("halo message of {} bytes exceeds MPI's int count; use more ranks, fewer fields per "
+                              "exchange, or a smaller ghost width",
+                              b));
+  return int(b);
+}
+
+void halo_check_mpi(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    TESSERA_THROW(fmt::format("halo exchange: {} failed: {}", call, std::string(text, size_t(len))));
+  }
 }
 
 }  // namespace tessera::domain

@@ -10,8 +10,10 @@
 // With one rank along a periodic axis the neighbour is this rank: the ghost cells are a direct copy
 // of the periodic image (src = dst - d*n), with no MPI message.
 #pragma once
+#include <string>
 #include <vector>
 
+#include "tessera/core/buffer.hpp"
 #include "tessera/domain/box.hpp"
 #include "tessera/domain/decomposition.hpp"
 
@@ -37,5 +39,20 @@ struct HaloPlan {
 // extent: interior cells of this rank; width: cells exchanged per axis (0 = axis carries no ghosts);
 // ncomp_total: components summed over all fields of the exchange.
 HaloPlan make_halo_plan(const Decomposition& d, Int3 extent, Int3 width, int ncomp_total, bool faces_only);
+
+// Checks of a halo exchange, kept out of the kernel source (nvcc cannot compile fmt).
+struct FieldShape {
+  std::string name;
+  Box3 box;
+  Int3 ghost;
+  MemKind kind;
+};
+// Fields share box (this rank's), ghost width and memory kind, number 1..max_fields, and are
+// accessible from `space`; returns the exchange width per axis (`width` < 0: the ghost width).
+Int3 check_halo_fields(const Decomposition& d, const std::vector<FieldShape>& fields, int max_fields, int width,
+                       exec::Space space);
+// Byte count of one message as MPI's int, or a clear error.
+int halo_message_bytes(int64_t elems, int64_t elem_size);
+void halo_check_mpi(int rc, const char* call);
 
 }  // namespace tessera::domain
