@@ -76,8 +76,12 @@ void scatter_from_root(const Decomposition& d, Field<T>& f, const std::vector<T>
   const bool is_root = d.rank() == root;
   std::vector<int> counts, displs;
   std::vector<T> packed;
+  // Agree on the size first, so that a wrong array on the root fails on every rank instead of
+  // leaving the others waiting in MPI_Scatterv.
+  const size_t want = size_t(d.global_box().volume() * f.ncomp());
+  int64_t root_size = is_root ? int64_t(global.size()) : 0;
+  MPI_Bcast(&root_size, 1, MPI_INT64_T, root, d.comm());
   if (is_root) {
-    const size_t want = size_t(d.global_box().volume() * f.ncomp());
     if (global.size() != want)
       TESSERA_THROW(fmt::format("scatter_from_root: global array for field '{}' has {} values, expected {} ({} cells x "
                                 "{} components)",
@@ -94,6 +98,9 @@ void scatter_from_root(const Decomposition& d, Field<T>& f, const std::vector<T>
       off += d.box_of(r).volume() * f.ncomp();
     }
   }
+  if (size_t(root_size) != want)
+    TESSERA_THROW(fmt::format("scatter_from_root: the root's global array for field '{}' has {} values, expected {}",
+                              f.name(), root_size, want));
   std::vector<T> mine(size_t(f.box().volume() * f.ncomp()));
   MPI_Scatterv(packed.data(), counts.data(), displs.data(), MPI_BYTE, mine.data(),
                checked_bytes(int64_t(mine.size()), sizeof(T), "scatter_from_root"), MPI_BYTE, root, d.comm());

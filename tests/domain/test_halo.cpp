@@ -9,6 +9,7 @@
 #include "catch_compat.hpp"
 #include "tessera/core/device.hpp"
 #include "tessera/core/runtime.hpp"
+#include "tessera/domain/gather.hpp"
 #include "tessera/domain/halo_exchange.hpp"
 
 using namespace tessera;
@@ -188,4 +189,33 @@ TEST_CASE("halo exchange on the GPU with managed fields", "[halo][mpi][gpu]") {
   device::select_for_local_rank(node_local_rank(MPI_COMM_WORLD));
   for (const Case& cs : {cases()[0], cases()[3], cases()[7]})
     run_case<double>(cs, exec::Space::Device, MemKind::Managed, Transport::HostStaged);
+}
+
+TEST_CASE("scatter and gather: each rank gets its own cells, ghosts untouched, round trip exact", "[gather][mpi]") {
+  const Decomposition d(MPI_COMM_WORLD, {{37, 23, 19}, {false, true, false}, 2});
+  const Int3 N = d.global();
+  const int ncomp = 3;
+  std::vector<int32_t> global(size_t(N.product() * ncomp));
+  for (int c = 0; c < ncomp; ++c)
+    for_each_cell(d.global_box(), [&](Int3 p) {
+      global[size_t(p.x + N.x * (p.y + N.y * (p.z + N.z * int64_t(c))))] = encode<int32_t>(p, c, N, 0);
+    });
+  Field<int32_t> f(d, ncomp, MemKind::Host, -1, "f");
+  std::vector<int32_t> h(f.buffer().size(), kPoison<int32_t>);
+  f.from_host(h);
+  scatter_from_root(d, f, d.rank() == 0 ? global : std::vector<int32_t>{});
+  h = f.to_host();
+  FieldView<int32_t> v{h.data(), f.extent(), f.ghost(), f.view().sy, f.view().sz, f.view().sc, f.ncomp()};
+  int64_t bad = 0;
+  for (int c = 0; c < ncomp; ++c)
+    for_each_cell(v.allocated(), [&](Int3 p) {
+      const int32_t expect = v.interior().contains(p) ? encode<int32_t>(p + f.box().lo, c, N, 0) : kPoison<int32_t>;
+      bad += v(p, c) != expect;
+    });
+  CHECK(bad == 0);
+  const std::vector<int32_t> back = gather_to_root(d, f);
+  if (d.rank() == 0) CHECK(back == global);
+  else CHECK(back.empty());
+  // A wrong-sized array on the root is refused on every rank (no rank is left waiting in MPI).
+  CHECK_THROWS_AS(scatter_from_root(d, f, std::vector<int32_t>(d.rank() == 0 ? 5 : 0)), tessera::Error);
 }
