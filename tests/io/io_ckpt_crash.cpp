@@ -1,6 +1,6 @@
 // Helper of check_checkpoint_kill.py: a real process that is SIGKILLed while it writes a checkpoint.
 //   io_ckpt_crash good DIR    writes checkpoint step 1 (small, known values)
-//   io_ckpt_crash big DIR     writes checkpoint step 2 (about 256 MB): the driver kills it mid-write
+//   io_ckpt_crash big DIR     writes checkpoint step 2 (about 128 MB): the driver kills it mid-write
 //   io_ckpt_crash verify DIR  exit 0 if the newest valid checkpoint is step 1 and it loads with the
 //                             values written, the killed one left no final file, and a load of the
 //                             leftover temporary is refused
@@ -37,7 +37,7 @@ int run(const std::string& mode, const std::string& dir) {
     std::vector<std::vector<double>> arrays;
     CheckpointData d;
     d.meta = {2, 1.0, "hash-1", "case: 1\n", "test"};
-    for (int a = 0; a < 32; ++a) {
+    for (int a = 0; a < 16; ++a) {
       arrays.push_back(values(int64_t(1) << 20, a + 1.0));
       d.add_global("a" + std::to_string(a), arrays.back().data(), int64_t(arrays.back().size()));
     }

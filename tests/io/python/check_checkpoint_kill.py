@@ -30,6 +30,7 @@ def main(exe, scratch):
     print(f"killed the writer with {size} bytes of the temporary written")
     subprocess.run([exe, "verify", scratch], check=True)
     print("OK: previous checkpoint intact after SIGKILL mid-write")
+    shutil.rmtree(scratch, ignore_errors=True)  # do not leave the big temporary behind
 
 
 if __name__ == "__main__":
