@@ -22,7 +22,7 @@ inline GridLayout grid_for(LatticeKind k, int64_t nx, int64_t ny, int64_t nz) {
 // Flags: ghosts are walls (id 1 on the y-max face moves, id 0 elsewhere), ~10% random interior walls.
 inline std::vector<uint8_t> random_flags(const GridLayout& g, unsigned seed) {
   std::mt19937 rng(seed);
-  std::vector<uint8_t> fl(std::size_t(g.cells()), kFluid);
+  std::vector<uint8_t> fl(static_cast<std::size_t>(g.cells()), kFluid);
   for (int64_t k = 0; k < g.pz(); ++k)
     for (int64_t j = 0; j < g.py(); ++j)
       for (int64_t i = 0; i < g.px(); ++i) {
@@ -43,7 +43,7 @@ std::vector<double> random_pops(const GridLayout& g, unsigned seed, double a = 0
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> d(-1.0, 1.0);
   const int64_t n = g.cells();
-  std::vector<double> f(std::size_t(n * L::Q));
+  std::vector<double> f(static_cast<std::size_t>(n * L::Q));
   for (int q = 0; q < L::Q; ++q)
     for (int64_t c = 0; c < n; ++c) f[std::size_t(q * n + c)] = L::w(q) * (1.0 + a * d(rng));
   return f;

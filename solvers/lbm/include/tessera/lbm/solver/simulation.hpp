@@ -1,0 +1,57 @@
+// The LBM time loop on one or many ranks: partition, flags from faces and solids, initial state,
+// fused stream-collide + AA halo exchange per step, and gathering of density and velocity.
+#pragma once
+#include <mpi.h>
+
+#include <array>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "tessera/lbm/lattice_state.hpp"
+#include "tessera/lbm/solver/aa_halo.hpp"
+#include "tessera/lbm/solver/partition.hpp"
+
+namespace tessera::lbm {
+
+// Boundary on one face of the global box: periodic (both faces of an axis), or a half-way
+// bounce-back wall moving with velocity u (lattice units).
+struct FaceBC {
+  enum Kind { Periodic, Wall } kind = Periodic;
+  std::array<double, 3> u{0, 0, 0};
+};
+
+struct SimulationSpec {
+  LatticeKind lattice = LatticeKind::D2Q9;
+  Precision precision = Precision::FP32;
+  CollisionParams collision;                   // walls table is filled from faces
+  std::array<int64_t, 3> global{64, 64, 1};    // cells; z == 1 for D2Q9
+  std::array<FaceBC, 6> faces{};               // x-, x+, y-, y+, z-, z+
+  std::array<int, 3> rank_dims{0, 0, 0};       // 0: chosen by MPI_Dims_create
+  KernelPath path = KernelPath::Reference;
+  // Optional: true for solid cells (global cell indices).
+  std::function<bool(int64_t, int64_t, int64_t)> solid;
+  // Optional: initial density and velocity at a cell centre (global cell indices); default rho 1, u 0.
+  std::function<void(int64_t, int64_t, int64_t, double& rho, double u[3])> initial;
+};
+
+class Simulation {
+ public:
+  Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec);
+  void advance(int64_t steps);
+  // Density and velocity (SoA [3][N]) of the whole box on rank 0, x fastest; empty on other ranks.
+  void gather(std::vector<float>& rho, std::vector<float>& u);
+  int64_t step() const { return state_->step; }
+  const SimulationSpec& spec() const { return spec_; }
+  const Partition& partition() const { return part_; }
+  LatticeState& state() { return *state_; }
+
+ private:
+  SimulationSpec spec_;
+  exec::Exec ex_;
+  Partition part_;
+  std::unique_ptr<LatticeState> state_;
+  std::unique_ptr<AAHalo> halo_;
+};
+
+}  // namespace tessera::lbm

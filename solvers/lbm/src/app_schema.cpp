@@ -1,0 +1,165 @@
+// Case-file schema of `lbm` and the conversion from SI to lattice units.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "tessera/lbm/solver/app.hpp"
+
+namespace tessera::lbm {
+
+namespace {
+const char* kFaces[6] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
+
+Schema make_schema() {
+  Schema s("lbm", "Lattice-Boltzmann fluid solver (D2Q9, D3Q19, D3Q27; AA-pattern, fp64/fp32/fp16 storage)");
+  s.section("domain", "Simulation box");
+  s.add_int_array("domain.cells", 3).required().min(1).describe("Lattice cells per axis [nx, ny, nz] (nz = 1 for D2Q9)");
+  s.add_float("domain.length").required().greater_than(0).unit("m").describe("Box length along x (dx = length / nx)");
+  s.add_enum("domain.lattice", {"D2Q9", "D3Q19", "D3Q27"}).default_value("D2Q9").describe("Velocity set");
+  s.section("physics", "Fluid properties and driving");
+  s.add_float("physics.viscosity").required().greater_than(0).unit("m^2/s").describe("Kinematic viscosity");
+  s.add_float("physics.velocity").required().greater_than(0).unit("m/s")
+      .describe("Characteristic velocity: sets the time step through numerics.lattice_velocity");
+  s.add_float_array("physics.acceleration", 3).default_array({0, 0, 0}).unit("m/s^2")
+      .describe("Uniform body acceleration (Guo forcing)");
+  s.section("boundary", "Faces of the box: periodic (both faces of an axis), wall, or moving_wall");
+  for (const char* f : kFaces) {
+    s.add_enum(std::string("boundary.") + f + ".type", {"periodic", "wall", "moving_wall"}).default_value("periodic")
+        .describe(std::string("Boundary on the ") + f + " face (half-way bounce-back for walls)");
+    s.add_float_array(std::string("boundary.") + f + ".velocity", 3).default_array({0, 0, 0}).unit("m/s")
+        .describe("Wall velocity of a moving_wall (tangential)");
+  }
+  Schema& ob = s.add_list("obstacles").describe("Solid bodies (half-way bounce-back)").entries();
+  ob.add_enum("shape", {"box", "sphere", "cylinder"}).required().describe("box: [lo, hi]; sphere: centre, radius; cylinder: axis along z");
+  ob.add_float_array("center", 3).default_array({0, 0, 0}).unit("m").describe("Centre (sphere, cylinder)");
+  ob.add_float("radius").default_value(0.0).min(0).unit("m").describe("Radius (sphere, cylinder)");
+  ob.add_float_array("lo", 3).default_array({0, 0, 0}).unit("m").describe("Lower corner (box)");
+  ob.add_float_array("hi", 3).default_array({0, 0, 0}).unit("m").describe("Upper corner (box)");
+  s.section("collision", "Collision operator");
+  s.add_enum("collision.model", {"bgk", "trt", "regularized"}).default_value("trt").describe("BGK, TRT or regularized BGK");
+  s.add_float("collision.magic").default_value(3.0 / 16.0).greater_than(0).describe("TRT magic parameter Lambda");
+  s.add_float("collision.smagorinsky").default_value(0.0).min(0).max(0.5).describe("Smagorinsky constant (0: no LES)");
+  s.section("numerics", "Discretisation");
+  s.add_float("numerics.lattice_velocity").default_value(0.1).greater_than(0).max(0.4)
+      .describe("physics.velocity in lattice units (sets dt; Mach = sqrt(3) x this)");
+  s.add_enum("numerics.precision", {"fp64", "fp32", "fp16"}).default_value("fp32").describe("Population storage precision");
+  s.add_enum("numerics.kernel", {"reference", "tuned"}).default_value("reference").describe("Portable kernel or the tuned CUDA kernel (GPU, 3-D, fp32/fp16)");
+  s.add_int_array("numerics.ranks", 3).default_array({0, 0, 0}).min(0).describe("Rank grid (0: automatic)");
+  s.section("time", "Run length");
+  s.add_float("time.end").required().greater_than(0).unit("s").describe("Simulated time");
+  s.section("output", "Output");
+  s.add_int("output.every").default_value(0).min(0).describe("Write fields every N steps (0: only at the end)");
+  s.add_int("output.progress").default_value(1000).min(1).describe("Progress line every N steps");
+  s.add_check("stability", {"physics.viscosity", "physics.velocity", "numerics.lattice_velocity", "domain.length"},
+              [](const Case& c) -> std::string {
+                const Units u = units_from_case(c);
+                if (u.tau < 0.5 + 1e-3)
+                  return fmt::format("tau = {:.5f} is too close to 1/2 (unstable): raise numerics.lattice_velocity, "
+                                     "refine domain.cells, or use collision.smagorinsky", u.tau);
+                if (u.tau > 5.0)
+                  return fmt::format("tau = {:.3f} is too large (inaccurate walls): lower numerics.lattice_velocity or "
+                                     "coarsen domain.cells", u.tau);
+                return "";
+              });
+  return s;
+}
+}  // namespace
+
+const Schema& schema() {
+  static const Schema s = make_schema();
+  return s;
+}
+
+std::string Units::describe() const {
+  return fmt::format("dx = {:.4g} m, dt = {:.4g} s, nu_lattice = {:.5g}, tau = {:.5f}, u_lattice = {:.4g}, Mach = {:.3f}",
+                     dx, dt, nu_lattice, tau, u_lattice, mach);
+}
+
+Units units_from_case(const Case& c) {
+  Units u;
+  const auto cells = c.get<std::array<int64_t, 3>>("domain.cells");
+  u.dx = c.get<double>("domain.length") / double(cells[0]);
+  u.u_lattice = c.get<double>("numerics.lattice_velocity");
+  u.dt = u.u_lattice * u.dx / c.get<double>("physics.velocity");
+  u.nu_lattice = c.get<double>("physics.viscosity") * u.dt / (u.dx * u.dx);
+  u.tau = 3.0 * u.nu_lattice + 0.5;
+  u.mach = std::sqrt(3.0) * u.u_lattice;
+  return u;
+}
+
+SimulationSpec spec_from_case(const Case& c, const Units& u) {
+  SimulationSpec s;
+  s.lattice = parse_lattice(c.get<std::string>("domain.lattice").c_str());
+  s.precision = parse_precision(c.get<std::string>("numerics.precision").c_str());
+  s.path = c.get<std::string>("numerics.kernel") == "tuned" ? KernelPath::Tuned : KernelPath::Reference;
+  s.collision.kind = parse_collision(c.get<std::string>("collision.model").c_str());
+  s.collision.omega = 1.0 / u.tau;
+  s.collision.magic = c.get<double>("collision.magic");
+  s.collision.smagorinsky = c.get<double>("collision.smagorinsky");
+  const auto acc = c.get<std::array<double, 3>>("physics.acceleration");
+  for (int a = 0; a < 3; ++a) s.collision.force[a] = acc[size_t(a)] * u.dt * u.dt / u.dx;
+  s.global = c.get<std::array<int64_t, 3>>("domain.cells");
+  s.rank_dims = c.get<std::array<int, 3>>("numerics.ranks");
+  for (int f = 0; f < 6; ++f) {
+    const std::string base = std::string("boundary.") + kFaces[f];
+    const std::string t = c.get<std::string>(base + ".type");
+    s.faces[size_t(f)].kind = t == "periodic" ? FaceBC::Periodic : FaceBC::Wall;
+    if (t == "moving_wall") {
+      const auto v = c.get<std::array<double, 3>>(base + ".velocity");
+      for (int a = 0; a < 3; ++a) s.faces[size_t(f)].u[size_t(a)] = v[size_t(a)] * u.dt / u.dx;
+    }
+  }
+  struct Body {
+    int shape;
+    double c[3], r, lo[3], hi[3];
+  };
+  std::vector<Body> bodies;
+  for (const Case& e : c.list("obstacles")) {
+    Body b{};
+    const std::string sh = e.get<std::string>("shape");
+    b.shape = sh == "box" ? 0 : (sh == "sphere" ? 1 : 2);
+    const auto cc = e.get<std::array<double, 3>>("center");
+    const auto lo = e.get<std::array<double, 3>>("lo");
+    const auto hi = e.get<std::array<double, 3>>("hi");
+    for (int a = 0; a < 3; ++a) b.c[a] = cc[size_t(a)], b.lo[a] = lo[size_t(a)], b.hi[a] = hi[size_t(a)];
+    b.r = e.get<double>("radius");
+    bodies.push_back(b);
+  }
+  if (!bodies.empty()) {
+    const double dx = u.dx;
+    const bool is2d = lattice_dim(s.lattice) == 2;
+    s.solid = [bodies, dx, is2d](int64_t i, int64_t j, int64_t k) {
+      const double p[3] = {(double(i) + 0.5) * dx, (double(j) + 0.5) * dx, is2d ? 0.0 : (double(k) + 0.5) * dx};
+      for (const Body& b : bodies) {
+        if (b.shape == 0) {
+          bool in = true;
+          for (int a = 0; a < (is2d ? 2 : 3); ++a) in = in && p[a] >= b.lo[a] && p[a] <= b.hi[a];
+          if (in) return true;
+        } else {
+          const double dx0 = p[0] - b.c[0], dy0 = p[1] - b.c[1], dz0 = (b.shape == 1 && !is2d) ? p[2] - b.c[2] : 0.0;
+          if (dx0 * dx0 + dy0 * dy0 + dz0 * dz0 <= b.r * b.r) return true;
+        }
+      }
+      return false;
+    };
+  }
+  return s;
+}
+
+MemoryEstimate memory_estimate(const Case& c, int nranks) {
+  const auto cells = c.get<std::array<int64_t, 3>>("domain.cells");
+  const LatticeKind k = parse_lattice(c.get<std::string>("domain.lattice").c_str());
+  const Precision p = parse_precision(c.get<std::string>("numerics.precision").c_str());
+  const double per_rank = double(cells[0]) * double(cells[1]) * double(cells[2]) / double(std::max(1, nranks));
+  const double bytes_per_cell = double(lattice_q(k) * precision_bytes(p) + 1);
+  MemoryEstimate m;
+  m.bytes_per_rank = std::size_t(per_rank * bytes_per_cell * 1.05);  // + ghosts and halo buffers (~5%)
+  m.notes.push_back(fmt::format("populations + flags: {} x {} B + 1 B = {} B per cell, {:.3g} M cells per rank (one "
+                                "population copy: AA pattern)",
+                                lattice_q(k), precision_bytes(p), bytes_per_cell, per_rank / 1e6));
+  m.notes.push_back(fmt::format("largest grid in 80 GB: {:.3g} G cells; in 140 GB: {:.3g} G cells",
+                                80e9 / bytes_per_cell / 1e9, 140e9 / bytes_per_cell / 1e9));
+  return m;
+}
+
+}  // namespace tessera::lbm
