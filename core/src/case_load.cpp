@@ -10,7 +10,7 @@
 #include <optional>
 #include <set>
 
-#include "case_data.hpp"
+#include "case_loader.hpp"
 #include "yaml_text.hpp"
 
 namespace tessera::detail {
@@ -75,34 +75,8 @@ std::string element_expectation(const KeySpec& k) {
   return e;
 }
 
-struct Loader {
-  std::string file;
-  std::vector<Diagnostic>& diags;
-  std::vector<std::pair<std::string, std::string>> set_sources;  // full key path -> "--set 'k=v'"
+}  // namespace
 
-  Origin origin(const std::string& full, const YAML::Mark& m) const {
-    for (const auto& [p, src] : set_sources)
-      if (full == p || (full.size() > p.size() && full.compare(0, p.size(), p) == 0 &&
-                        (full[p.size()] == '.' || full[p.size()] == '[')))
-        return Origin{src, 0, 0, false};
-    if (m.is_null()) return Origin{file, 0, 0, false};
-    return Origin{file, m.line + 1, m.column + 1, false};
-  }
-  void error(const Origin& o, const std::string& key, const std::string& msg) {
-    diags.push_back(Diagnostic{o.source, o.line, o.column, key, msg});
-  }
-  // The mark of a value, or of its key when the value has none (an empty value).
-  static YAML::Mark mark_of(const YAML::Node& v, const YAML::Mark& key_mark) {
-    const YAML::Mark m = v.Mark();
-    return m.is_null() ? key_mark : m;
-  }
-
-  std::optional<Value> value(const KeySpec& k, const YAML::Node& v, const std::string& full, const Origin& o);
-  std::shared_ptr<const CaseData> map(const YAML::Node& node, const Schema& s, const std::string& prefix,
-                                      const Origin& map_origin);
-  void walk(const YAML::Node& node, const Schema& s, const std::string& rel, const std::string& prefix,
-            CaseData& d, std::vector<std::pair<std::string, Origin>>& sections);
-};
 
 std::optional<Value> Loader::value(const KeySpec& k, const YAML::Node& v, const std::string& full, const Origin& o) {
   auto bad = [&](const std::string& extra = "") {
@@ -272,108 +246,6 @@ std::shared_ptr<const CaseData> Loader::map(const YAML::Node& node, const Schema
   if (diags.size() != before) return nullptr;
   return d;
 }
-
-// "obstacles[1].radius" -> {("obstacles", 1), ("radius", -1)}; empty on a malformed path.
-std::vector<std::pair<std::string, long>> split_key(const std::string& key) {
-  std::vector<std::pair<std::string, long>> out;
-  std::size_t start = 0;
-  while (start <= key.size()) {
-    const std::size_t dot = key.find('.', start);
-    std::string seg = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    long idx = -1;
-    if (const auto lb = seg.find('['); lb != std::string::npos) {
-      if (seg.back() != ']') return {};
-      const std::string num = seg.substr(lb + 1, seg.size() - lb - 2);
-      const auto r = std::from_chars(num.data(), num.data() + num.size(), idx);
-      if (r.ec != std::errc() || r.ptr != num.data() + num.size() || idx < 0) return {};
-      seg.resize(lb);
-    }
-    if (seg.empty()) return {};
-    out.emplace_back(seg, idx);
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  return out;
-}
-
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  const auto e = s.find_last_not_of(" \t");
-  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-// Applies one --set to the document; reports and skips it when the key or value is bad.
-void apply_override(Loader& L, YAML::Node& root, const Schema& schema, const std::string& ov) {
-  const std::string src = "--set '" + ov + "'";
-  const Origin o{src, 0, 0, false};
-  const auto eq = ov.find('=');
-  if (eq == std::string::npos || trim(ov.substr(0, eq)).empty())
-    return L.error(o, "", "expected KEY=VALUE, e.g. --set physics.viscosity=1e-5");
-  const std::string key = trim(ov.substr(0, eq));
-  const std::string text = ov.substr(eq + 1);
-  const auto segs = split_key(key);
-  if (segs.empty()) return L.error(o, key, "malformed key (use dotted names, list entries as name[i].key)");
-  // Check the key against the schema, descending into list entries.
-  const Schema* s = &schema;
-  std::string rel, prefix;
-  for (std::size_t i = 0; i < segs.size(); ++i) {
-    rel = rel.empty() ? segs[i].first : rel + "." + segs[i].first;
-    const KeySpec* k = s->find(rel);
-    const bool last = i + 1 == segs.size();
-    if (k && k->type() == KeyType::List && segs[i].second >= 0) {
-      prefix += rel + "[" + std::to_string(segs[i].second) + "].";
-      s = k->entry_schema();
-      rel.clear();
-      if (last) return L.error(o, key, "name a key of the entry (e.g. " + key + ".KEY), or set the whole list");
-      continue;
-    }
-    if (segs[i].second >= 0) return L.error(o, prefix + rel, "is not a list: it takes no [index]");
-    if (k && !last) return L.error(o, prefix + rel, "is a " + std::string(to_string(k->type())) + " key, not a section");
-    if (!k && !s->is_section(rel)) {
-      const std::string sug = s->suggest(rel);
-      return L.error(o, key, "unknown key" + (sug.empty() ? std::string() : " (did you mean '" + prefix + sug + "'?)"));
-    }
-  }
-  YAML::Node value;
-  const KeySpec* leaf = s->find(rel);
-  const std::string ttext = trim(text);
-  try {
-    // A string key takes the text as written ("run 7: test"), unless it is quoted YAML.
-    if (leaf && leaf->type() == KeyType::String && !ttext.empty() && ttext[0] != '"' && ttext[0] != '\'')
-      value = YAML::Node(ttext);
-    else
-      value = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return L.error(o, key, "cannot read the value '" + text + "' as YAML: " + e.msg);
-  }
-  // Insert into the document, creating sections as needed.
-  YAML::Node cur = root;
-  std::string full;
-  for (std::size_t i = 0; i < segs.size(); ++i) {
-    const auto& [name, idx] = segs[i];
-    full += (full.empty() || full.back() == '.' ? "" : ".") + name;
-    if (i + 1 == segs.size()) {
-      cur[name] = value;
-      break;
-    }
-    if (idx >= 0) {
-      const YAML::Node list = cur[name];
-      if (!list.IsSequence() || long(list.size()) <= idx)
-        return L.error(o, key, "list '" + full + "' has " + std::to_string(list.IsSequence() ? list.size() : 0) +
-                                   " entries in the case file: index " + std::to_string(idx) + " is out of range");
-      full += "[" + std::to_string(idx) + "].";
-      YAML::Node next = list[idx];
-      cur.reset(next);
-      continue;
-    }
-    if (!cur[name].IsMap()) cur[name] = YAML::Node(YAML::NodeType::Map);
-    YAML::Node next = cur[name];
-    cur.reset(next);
-  }
-  L.set_sources.emplace_back(full, src);
-}
-
-}  // namespace
 
 std::shared_ptr<const CaseData> load_case(const std::string& text, const std::string& source, const Schema& schema,
                                           const std::vector<std::string>& overrides, std::vector<Diagnostic>& diags) {
