@@ -1,0 +1,138 @@
+// bench_md: LJ liquid atom-steps/s (NVE, thermo every 100 steps, neighbour-list rebuilds included), the
+// HOOMD-blue LJ benchmark configuration, and a Kremer-Grest melt; one JSON line per configuration.
+//
+//   bench_md --device gpu [--precision double|mixed|both] [--steps 1000] [--reps 3] [--out FILE.jsonl]
+//   bench_md --device cpu --host-lj     # the 32,000-atom LAMMPS bench/in.lj liquid (run next to LAMMPS)
+//   bench_md --quick                    # a small smoke run (CTest)
+// Protocol (bench/README.md, DESIGN.md): warm-up, median of repeats, sizes far past the 60 MB L2.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tessera/bench/bench.hpp"
+#include "tessera/core/device.hpp"
+#include "tessera/core/runtime.hpp"
+#include "tessera/md/lattice.hpp"
+#include "tessera/md/simulation.hpp"
+#include "tessera/md/system_builder.hpp"
+
+using namespace tessera;
+using namespace tessera::md;
+
+namespace {
+struct Config {
+  std::string name;
+  LatticeKind lattice = LatticeKind::fcc;
+  int cells = 40;
+  double density = 0.8442, rc = 2.5, skin = 0.3, T0 = 1.44;
+  bool polymer = false;
+};
+
+Simulation make(exec::Space space, const Config& c, Precision prec) {
+  SimConfig sc;
+  sc.dt = c.polymer ? 0.01 : 0.005;
+  sc.skin = c.skin;
+  sc.precision = prec;
+  sc.integrator = c.polymer ? Integrator::langevin : Integrator::nve;
+  sc.gamma = 0.5;
+  PairPotential pot(space, PairStyle::lj, 1);
+  if (c.polymer) {
+    InitialSystem s = polymer_melt({c.cells, c.cells, c.cells}, 0.85, 50);
+    s.particles.mass = {1.0};
+    random_velocities(s.particles, 1.0, 1, {1.0});
+    pot.set_lj(0, 0, LJParam::wca(1, 1));
+    pot.upload();
+    return Simulation(space, sc, s.box, s.particles, std::move(pot), s.bonds, {BondParam{int(BondStyle::fene), 30, 1.5}});
+  }
+  Box box;
+  HostParticles h = make_lattice(c.lattice, {c.cells, c.cells, c.cells}, c.density, box);
+  h.mass = {1.0};
+  random_velocities(h, c.T0, 87287, {1.0});
+  pot.set_lj(0, 0, LJParam::make(1, 1, c.rc, ShiftMode::cut));
+  pot.upload();
+  return Simulation(space, sc, box, h, std::move(pot));
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  Runtime rt(&argc, &argv);
+  std::string device = device::gpu_available() ? "gpu" : "cpu", precision = "both", out;
+  int steps = 1000, reps = 3;
+  bool quick = false, host_lj = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_md: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--device") device = next();
+    else if (a == "--precision") precision = next();
+    else if (a == "--steps") steps = std::stoi(next());
+    else if (a == "--reps") reps = std::stoi(next());
+    else if (a == "--out") out = next();
+    else if (a == "--quick") quick = true;
+    else if (a == "--host-lj") host_lj = true;
+    else {
+      std::fprintf(stderr, "bench_md: unknown option %s (see the comment at the top of bench_md.cpp)\n", a.c_str());
+      return 2;
+    }
+  }
+  const exec::Space space = exec::parse_space(device);
+  rt.set_space(space);
+  std::vector<Config> configs;
+  if (quick) {
+    configs.push_back({"lj_liquid_quick", LatticeKind::fcc, 10});
+    steps = 100, reps = 1;
+  } else if (host_lj || space == exec::Space::Host) {
+    configs.push_back({"lammps_in_lj", LatticeKind::fcc, 20});  // 32,000 atoms, LAMMPS bench/in.lj
+    if (!host_lj) steps = std::min(steps, 200);
+  } else {
+    configs.push_back({"lj_liquid_256k", LatticeKind::fcc, 40});
+    configs.push_back({"lj_liquid_2M", LatticeKind::fcc, 80});
+    configs.push_back({"hoomd_lj_64k", LatticeKind::sc, 40, 1.0, 2.5, 0.4, 1.2});  // rho = 1, buffer 0.4
+    configs.push_back({"kremer_grest_1M", LatticeKind::sc, 100, 0.85, 1.122462, 0.4, 1.0, true});
+  }
+  std::vector<Precision> precs;
+  if (precision == "double" || precision == "both") precs.push_back(Precision::dbl);
+  if (precision == "mixed" || precision == "both") precs.push_back(Precision::mixed);
+  const bench::Ceiling ceil = bench::measure_copy_ceiling(space, quick ? (std::size_t(64) << 20) : 0, quick ? 3 : 20);
+  std::vector<bench::Record> records;
+  for (const Config& c : configs)
+    for (Precision p : precs) {
+      Simulation sim = make(space, c, p);
+      sim.setup();
+      for (int s = 0; s < 100; ++s) sim.step(false);  // warm-up (melting, first list regrowths)
+      const auto builds0 = sim.neighbors().stats();
+      const std::vector<double> ms = bench::time_ms(
+          space,
+          [&] {
+            for (int s = 1; s <= steps; ++s) {
+              sim.step(s % 100 == 0);
+              if (s % 100 == 0) (void)sim.thermo();
+            }
+          },
+          0, reps);
+      const auto& b = sim.neighbors().stats();
+      const double med = bench::median(ms);
+      const double rate = double(sim.natoms()) * steps / (med * 1e-3);
+      bench::Record r = bench::environment_record(space, ceil);
+      r.set("benchmark", "md").set("config", c.name).set("atoms", static_cast<long long>(sim.natoms()))
+          .set("precision", p == Precision::dbl ? "double" : "mixed").set("density", c.density).set("rc", c.rc)
+          .set("skin", c.skin).set("steps", steps).set("reps", reps).set("median_ms", med)
+          .set("atom_steps_per_s", rate).set("steps_per_s", steps / (med * 1e-3))
+          .set("neighbor_builds_per_rep", double(b.builds - builds0.builds) / reps)
+          .set("neighbor_build_ms_per_rep", (b.build_ms - builds0.build_ms) / reps)
+          .set("max_neighbors", b.max_count);
+      std::printf("%s\n", r.str().c_str());
+      std::fflush(stdout);
+      records.push_back(r);
+    }
+  if (!out.empty()) bench::append_jsonl(out, records);
+  return 0;
+}
