@@ -199,6 +199,4 @@ void H5mdWriter::append(int64_t step, double time, const std::array<double, 3>& 
   ++frames_;
 }
 
-void H5mdWriter::close() {}
-
 }  // namespace tessera::io

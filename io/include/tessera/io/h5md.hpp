@@ -54,7 +54,8 @@ struct H5mdOptions {
 
 class H5mdWriter {
  public:
-  // Collective. Creates (overwrites) `path`; rank 0 holds the file open between frames.
+  // Collective. `path` is created (overwritten) by the first append(); the file is closed after every
+  // frame, so it is complete and readable between frames and nothing needs closing at the end.
   H5mdWriter(MPI_Comm comm, std::string path, H5mdOptions opt);
   ~H5mdWriter();
   H5mdWriter(const H5mdWriter&) = delete;
@@ -63,7 +64,6 @@ class H5mdWriter {
   // Collective: gathers every rank's particles to rank 0, sorts by id, appends one frame; flushes the
   // file and rewrites the XDMF sidecar so both are readable after each frame.
   void append(int64_t step, double time, const std::array<double, 3>& box_edges, const ParticleFrameView& local);
-  void close();
   const std::string& path() const { return path_; }
   std::string xdmf_path() const;
   int64_t frames() const { return frames_; }
