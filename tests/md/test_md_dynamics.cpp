@@ -200,3 +200,15 @@ TEST_CASE("GPU trajectories follow the host ones (NVE and Langevin, double and m
   WARN("mixed precision NVE: |E(1000) - E(0)| per atom = " << de);
   CHECK(de < 1e-3);
 }
+
+TEST_CASE("fcc LJ lattice energy equals LAMMPS bench/in.lj at step 0", "[md][forces]") {
+  // LAMMPS bench/in.lj (fcc, rho = 0.8442, lj/cut 2.5, no shift) reports E_pair = -6.7733681 at step 0;
+  // the lattice sum does not depend on the system size (32,000 atoms there, 4,000 here).
+  Box box;
+  HostParticles h = make_lattice(LatticeKind::fcc, {10, 10, 10}, 0.8442, box);
+  h.mass = {1.0};
+  PairPotential pot = lj_mixture(exec::Space::Host, 1, 2.5, ShiftMode::cut);
+  Simulation sim(exec::Space::Host, SimConfig{}, box, h, std::move(pot));
+  sim.setup();
+  CHECK(sim.thermo().pe == Approx(-6.7733681).margin(5e-8));
+}
