@@ -78,8 +78,9 @@ Schema build_schema() {
   s.section("output", "Output");
   s.add_int("output.thermo_every").default_value(100).min(1).describe("Steps between thermo lines (terminal and CSV)");
   s.add_bool("output.thermo_csv").default_value(true).describe("Write thermo.csv in the output directory");
-  s.add_int("output.trajectory_every").default_value(0).min(0).describe("Steps between H5MD frames; 0 = none");
-  s.add_int("output.checkpoint_every").default_value(0).min(0).describe("Steps between checkpoints; 0 = final only");
+  s.add_int("output.trajectory_every").default_value(0).min(0)
+      .describe("Steps between H5MD frames (trajectory.h5 + .xdmf for ParaView); 0 = none");
+
   s.add_check("ntypes", {"system.mass", "pair.epsilon", "pair.sigma"}, [](const Case& c) -> std::string {
     const auto m = c.get<std::vector<double>>("system.mass");
     if (c.get<std::vector<double>>("pair.epsilon").size() != m.size() ||
@@ -159,7 +160,7 @@ CaseConfig read_config(const Case& c) {
   k.thermo_every = c.get<int64_t>("output.thermo_every");
   k.thermo_csv = c.get<bool>("output.thermo_csv");
   k.trajectory_every = c.get<int64_t>("output.trajectory_every");
-  k.checkpoint_every = c.get<int64_t>("output.checkpoint_every");
+
   if (k.pair_style == "wca") k.cutoff = std::pow(2.0, 1.0 / 6.0) * *std::max_element(k.sigma.begin(), k.sigma.end());
   return k;
 }

@@ -5,11 +5,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "tessera/core/log.hpp"
 #include "tessera/core/telemetry.hpp"
+#include "tessera/io/h5md.hpp"
 #include "tessera/md/case_config.hpp"
 #include "tessera/md/simulation.hpp"
 #include "tessera/md/system_builder.hpp"
@@ -21,6 +24,23 @@ std::string thermo_line(const Thermo& t, const Units& u) {
   (void)u;
   return fmt::format("{:>10} {:>12.5f} {:>10.5f} {:>12.6f} {:>12.6f} {:>12.6f} {:>12.6f} {:>14.8f}", t.step, t.time,
                      t.temperature, t.ke, t.pe, t.etotal, t.pressure, t.conserved);
+}
+// One H5MD frame: particles ordered by id by the writer; positions wrapped into the box.
+void write_frame(io::H5mdWriter& w, Simulation& sim) {
+  HostParticles h;
+  sim.particles().download(h);
+  const auto n = std::size_t(h.size());
+  std::vector<double> pos(3 * n), vel(3 * n);
+  std::vector<int32_t> species(h.type.begin(), h.type.end());
+  for (std::size_t i = 0; i < n; ++i) {
+    double x[3] = {h.x[i], h.y[i], h.z[i]};
+    for (int a = 0; a < 3; ++a) sim.box().wrap(x[a], a);
+    pos[3 * i] = x[0], pos[3 * i + 1] = x[1], pos[3 * i + 2] = x[2];
+    vel[3 * i] = h.vx[i], vel[3 * i + 1] = h.vy[i], vel[3 * i + 2] = h.vz[i];
+  }
+  const Box& b = sim.box();
+  w.append(sim.step_count(), sim.time(), {b.L[0], b.L[1], b.L[2]},
+           io::ParticleFrameView{int64_t(n), h.id.data(), species.data(), pos.data(), vel.data()});
 }
 }  // namespace
 
@@ -69,6 +89,13 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   log::info("{:>10} {:>12} {:>10} {:>12} {:>12} {:>12} {:>12} {:>14}", "step", "time", "temp", "ke/N", "pe/N", "etot/N",
             "press", "conserved/N");
   emit(sim.thermo());
+  std::unique_ptr<io::H5mdWriter> traj;
+  if (k.trajectory_every > 0) {
+    io::H5mdOptions ho;
+    ho.case_text = c.yaml();
+    traj = std::make_unique<io::H5mdWriter>(rt.comm(), (std::filesystem::path(opt.output_dir) / "trajectory.h5").string(), ho);
+    write_frame(*traj, sim);
+  }
   telemetry::Progress progress({.unit = "Matom-steps/s",
                                 .work_per_step = double(sim.natoms()),
                                 .unit_scale = 1e-6,
@@ -82,12 +109,14 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
     const bool thermo_due = s % k.thermo_every == 0 || s == k.steps;
     sim.step(thermo_due);
     if (thermo_due) emit(sim.thermo());
+    if (traj && s % k.trajectory_every == 0) write_frame(*traj, sim);
     progress.update(sim.step_count(), sim.time());
   }
   exec::fence(sim.exec());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.finish(sim.step_count(), sim.time());
   if (csv) std::fclose(csv);
+  if (traj) log::info("trajectory: {} frames in {} (ParaView: open {})", traj->frames(), traj->path(), traj->xdmf_path());
   const auto& st = sim.neighbors().stats();
   log::info("done: {} steps of {} atoms in {:.3f} s: {:.4g} atom-steps/s; {} neighbour-list builds ({:.3f} s, "
             "{} regrowths, max {} neighbours)",

@@ -49,7 +49,6 @@ struct CaseConfig {
   // output
   int64_t thermo_every = 100;
   int64_t trajectory_every = 0;
-  int64_t checkpoint_every = 0;
   bool thermo_csv = true;
 };
 
