@@ -37,6 +37,9 @@ Runtime::Runtime(int* argc, char*** argv) {
   int inited = 0;
   MPI_Initialized(&inited);
   if (!inited) {
+    // Open MPI 4.1's default MPI-IO component (OMPIO) was seen to corrupt collective parallel-HDF5 writes
+    // on 3-4 ranks; ROMIO wrote them correctly. Prefer ROMIO unless the user chose otherwise.
+    setenv("OMPI_MCA_io", "romio321", 0);
     int provided = 0;
     MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
     owns_mpi_ = true;
