@@ -36,6 +36,9 @@ std::vector<double> run(LatticeKind k, Precision pr, CollisionKind ck, exec::Spa
     exec::fence(ex);
     copy(h, rho);
     rho_out->assign(h.begin(), h.end());
+    // Moments of wall and ghost cells are not defined (their slots are never written): compare fluid only.
+    for (std::size_t c = 0; c < fl.size() && c < rho_out->size(); ++c)
+      if (!is_fluid(fl[c])) (*rho_out)[c] = 0.f;
   }
   exec::fence(ex);
   std::vector<double> f = read_slots(s);
