@@ -4,7 +4,8 @@
 Usage: postproc/plot_bench.py RESULTS.jsonl [-o bench.png]
 """
 import argparse
-import json
+import os
+import sys
 
 import matplotlib
 
@@ -17,13 +18,11 @@ def main():
     ap.add_argument("results")
     ap.add_argument("-o", "--output", default="bench.png")
     a = ap.parse_args()
-    recs = []
-    with open(a.results) as f:
-        for line in f:
-            if line.startswith("{"):
-                r = json.loads(line)
-                if "case" in r and "fraction_of_ceiling" in r:
-                    recs.append(r)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+    import records  # noqa: E402
+
+    recs = [r for r in records.load(a.results)
+            if "case" in r and "fraction_of_ceiling" in r and r.get("benchmark") != "copy"]
     if not recs:
         raise SystemExit(f"{a.results}: no records with case and fraction_of_ceiling")
     labels = [f"{r['benchmark']}\n{r['case']}" for r in recs]

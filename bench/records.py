@@ -1,0 +1,47 @@
+"""Read benchmark JSON Lines and give every record the common fields that bench/compare and
+postproc/plot_bench.py use: benchmark, case, throughput, throughput_unit, fraction_of_ceiling.
+The drivers name their own fields (lbm: mlups/fraction_of_copy, md: atom_steps_per_s, weather:
+cell_updates_per_s/fraction_of_copy); this is the one place that maps them."""
+import json
+
+
+def normalise(r):
+    r = dict(r)
+    if "fraction_of_ceiling" not in r and "fraction_of_copy" in r:
+        r["fraction_of_ceiling"] = r["fraction_of_copy"]
+    b = r.get("benchmark") or r.get("driver") or ""
+    if b == "lbm_stream_collide" or "mlups" in r:
+        r["benchmark"] = "lbm"
+        r.setdefault("case", f"{r.get('lattice')}-{r.get('precision')}-{r.get('collision')}-{r.get('box')}-{r.get('n')}")
+        r.setdefault("throughput", r.get("mlups"))
+        r.setdefault("throughput_unit", "MLUPs/s")
+    elif b == "md":
+        r.setdefault("case", f"{r.get('config')}-{r.get('precision')}")
+        r.setdefault("throughput", r.get("atom_steps_per_s"))
+        r.setdefault("throughput_unit", "atom-steps/s")
+    elif "kernel" in r and "cell_updates_per_s" in r:
+        r["benchmark"] = "weather"
+        dims = "x".join(str(r[k]) for k in ("nx", "ny", "nz") if k in r)
+        r.setdefault("case", f"{r['kernel']}-{r.get('precision')}-{dims}")
+        r.setdefault("throughput", r.get("cell_updates_per_s"))
+        r.setdefault("throughput_unit", "cell-updates/s")
+    elif b == "copy":
+        r.setdefault("case", f"{r.get('space')}-{r.get('ceiling_size_bytes')}")
+        r.setdefault("throughput", r.get("GB_per_s"))
+        r.setdefault("throughput_unit", "GB/s")
+        r.setdefault("fraction_of_ceiling", 1.0)
+    return r
+
+
+def load(path):
+    out = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                out.append(normalise(json.loads(line)))
+            except json.JSONDecodeError as e:
+                raise SystemExit(f"{path}:{n}: not valid JSON ({e})")
+    return out
