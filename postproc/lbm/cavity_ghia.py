@@ -2,7 +2,7 @@
 """Lid-driven cavity: centre-line velocities of an `lbm` run against Ghia, Ghia & Shin (1982).
 
 usage: cavity_ghia.py OUTPUT_DIR [--re 100] [--lid 0.01] [--png cavity_ghia.png]
-Reads the last fields_*.vti in OUTPUT_DIR, prints the max |u - u_Ghia| / U on both centre lines and
+Reads the last fields_*.h5 (HDF5 through the io layer) in OUTPUT_DIR, prints the max |u - u_Ghia| / U on both centre lines and
 draws the comparison plot. Exit status 1 when an error exceeds --tol (default 0.02 U).
 """
 import argparse
@@ -12,8 +12,8 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from read_vti import read_vti  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import tessera_io as tio  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.join(HERE, "..", "..", "cases", "lbm", "reference")
@@ -35,10 +35,11 @@ def main():
     p.add_argument("--png", default="cavity_ghia.png")
     p.add_argument("--tol", type=float, default=0.02)
     a = p.parse_args()
-    files = sorted(glob.glob(os.path.join(a.outdir, "fields_*.vti")))
+    files = sorted(glob.glob(os.path.join(a.outdir, "fields_*.h5")))
     if not files:
-        sys.exit(f"no fields_*.vti in {a.outdir}: run `lbm cases/lbm/cavity2d.yaml -o {a.outdir}` first")
-    (nx, ny, _), dx, f = read_vti(files[-1])
+        sys.exit(f"no fields_*.h5 in {a.outdir}: run `lbm cases/lbm/cavity2d.yaml -o {a.outdir}` first")
+    f = tio.read_fields(files[-1], ["velocity"])
+    nx, ny = int(f.cells[0]), int(f.cells[1])
     u = f["velocity"][0, :, :, 0] / a.lid
     v = f["velocity"][0, :, :, 1] / a.lid
     y = (np.arange(ny) + 0.5) / ny

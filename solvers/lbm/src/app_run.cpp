@@ -1,24 +1,42 @@
-// The `lbm` run driver: units, time loop with progress lines, ParaView output, instability stop.
+// The `lbm` run driver: units, restart, time loop with progress lines, field output through the io
+// layer, checkpoints (periodic, on a stop signal or before --max-walltime), instability stop, run manifest.
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "tessera/core/log.hpp"
+#include "tessera/core/manifest.hpp"
+#include "tessera/core/signals.hpp"
+#include "tessera/core/telemetry.hpp"
+#include "tessera/io/checkpoint.hpp"
 #include "tessera/lbm/solver/app.hpp"
+#include "tessera/lbm/solver/field_output.hpp"
 
 namespace tessera::lbm {
 
 namespace {
-// Density and velocity must stay finite and the density near 1 (weakly compressible regime).
-std::string check_fields(const std::vector<float>& rho, const std::vector<float>& u) {
-  for (std::size_t c = 0; c < rho.size(); ++c)
-    if (!std::isfinite(rho[c]) || rho[c] < 0.5f || rho[c] > 2.0f)
-      return fmt::format("density {} at cell {}", rho[c], c);
-  for (float v : u)
-    if (!std::isfinite(v)) return "non-finite velocity";
-  return "";
+using clock = std::chrono::steady_clock;
+double since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
+
+bool any_rank(MPI_Comm comm, bool local) {
+  int l = local ? 1 : 0, r = 0;
+  MPI_Allreduce(&l, &r, 1, MPI_INT, MPI_LOR, comm);
+  return r != 0;
+}
+
+// The checkpoint to resume from: "" (none), a path, or for "auto" the newest valid one in the output dir.
+std::string restart_path(const RunOptions& opt) {
+  if (opt.restart != "auto") return opt.restart;
+  const auto p = io::find_latest_valid_checkpoint(opt.output_dir);
+  if (!p) log::info("lbm: --restart auto: no valid checkpoint in {}, starting from the initial state", opt.output_dir);
+  return p ? *p : "";
+}
+
+nlohmann::json base(const Runtime& rt, const RunOptions& opt) {
+  std::vector<char*> argv;
+  for (const auto& a : opt.command_line) argv.push_back(const_cast<char*>(a.c_str()));
+  return base_manifest(rt, int(argv.size()), argv.data());
 }
 }  // namespace
 
@@ -33,73 +51,106 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   if (units.tau < 0.55 && spec.collision.kind == CollisionKind::BGK && spec.collision.smagorinsky == 0)
     log::warn("lbm: tau = {:.4f} is close to 1/2; BGK may go unstable: use collision.model: regularized or trt", units.tau);
 
+  nlohmann::json manifest = base(rt, opt);
+  manifest["solver"] = "lbm";
+  manifest["case_file"] = opt.case_path;
+  manifest["case_hash"] = c.hash_hex();
+  manifest["cells"] = {spec.global[0], spec.global[1], spec.global[2]};
+
   Simulation sim(rt.comm(), opt.device, spec);
+  const MPI_Comm comm = sim.partition().comm;
+  const std::string resume = opt.restart.empty() ? "" : restart_path(opt);
+  if (!resume.empty()) {
+    io::LoadOptions lo;
+    lo.expected_case_hash = c.hash_hex();
+    lo.expected_case_text = c.yaml();
+    sim.restore(io::CheckpointReader(comm, resume, lo));
+    log::info("lbm: restarted from {} at step {}", resume, sim.step());
+    manifest["restarted_from"] = resume;
+  }
   const int64_t steps = std::max<int64_t>(1, int64_t(std::llround(c.get<double>("time.end") / units.dt)));
   const int64_t every = c.get<int64_t>("output.every");
-  const int64_t progress = opt.progress_every > 0 ? opt.progress_every : c.get<int64_t>("output.progress");
+  const int64_t ckpt_every = c.get<int64_t>("output.checkpoint_every");
+  const int64_t progress_every = opt.progress_every > 0 ? opt.progress_every : c.get<int64_t>("output.progress");
   const double cells = double(spec.global[0] * spec.global[1] * spec.global[2]);
+  io::CheckpointOptions copt;
+  copt.keep_last = int(c.get<int64_t>("output.checkpoint_keep"));
 
-  std::vector<uint8_t> solid;
-  if (rt.rank() == 0) {
-    solid.assign(std::size_t(cells), 0);
-    if (spec.solid)
-      for (int64_t k = 0; k < spec.global[2]; ++k)
-        for (int64_t j = 0; j < spec.global[1]; ++j)
-          for (int64_t i = 0; i < spec.global[0]; ++i)
-            solid[std::size_t(i + spec.global[0] * (j + spec.global[1] * k))] = spec.solid(i, j, k) ? 1 : 0;
-  }
-  std::vector<std::pair<double, std::string>> series;
-  std::string last_good = "(none)";
-  auto output = [&](int64_t step) -> bool {
-    std::vector<float> rho, u;
-    sim.gather(rho, u);
-    int bad = 0;
-    std::string why;
-    if (rt.rank() == 0) {
-      why = check_fields(rho, u);
-      bad = why.empty() ? 0 : 1;
-    }
-    MPI_Bcast(&bad, 1, MPI_INT, 0, rt.comm());
-    if (bad) {
-      log::error("lbm: the run went unstable by step {} ({}); last good output: {}. Lower numerics.lattice_velocity, "
-                 "refine domain.cells, or use collision.model: regularized", step, why, last_good);
-      return false;
-    }
-    if (rt.rank() == 0) {
-      // Velocities back in m/s, density relative (rho / rho_0).
-      for (float& v : u) v = float(double(v) * units.dx / units.dt);
-      const std::string name = fmt::format("fields_{:08d}.vti", step);
-      write_vti(opt.output_dir + "/" + name, spec.global, units.dx, rho, u, solid);
-      series.emplace_back(double(step) * units.dt, name);
-      write_pvd(opt.output_dir + "/fields.pvd", series);
-      last_good = opt.output_dir + "/" + name;
-    }
-    return true;
+  const auto t_start = clock::now();
+  const int64_t first_step = sim.step();
+  int64_t last_ckpt_step = resume.empty() ? -1 : sim.step();  // the restart's checkpoint holds this step
+  telemetry::Phases ph;
+  FieldOutput out(sim, units, c, opt.output_dir, c.get<bool>("output.vtk"), !resume.empty());
+  std::string last_ckpt = resume;
+  auto checkpoint = [&] {
+    const auto t = clock::now();
+    io::CheckpointMeta m;
+    m.time = double(sim.step()) * units.dt;
+    m.case_hash = c.hash_hex();
+    m.case_text = c.yaml();
+    m.solver = "lbm";
+    last_ckpt = sim.write_checkpoint(opt.output_dir, m, copt);
+    last_ckpt_step = sim.step();
+    ph.io += since(t);
+  };
+  auto finish = [&](int status, const char* why) {
+    const double wall = opt.elapsed_s();  // since the executable started (case loading included)
+    manifest["exit_status"] = status;
+    manifest["stop_reason"] = why;
+    manifest["steps"] = sim.step();
+    manifest["total_steps"] = steps;
+    manifest["wall_time_s"] = wall;
+    manifest["loop_time_s"] = since(t_start);
+    manifest["timings_s"] = {{"compute", ph.compute}, {"io", ph.io}};
+    manifest["throughput_mlups"] = ph.compute > 0 ? cells * double(sim.step() - first_step) / ph.compute / 1e6 : 0.0;
+    manifest["output"] = {{"xdmf", out.xdmf_path()}, {"last_fields", out.last_written()}, {"last_checkpoint", last_ckpt}};
+    write_manifest(rt, opt.output_dir, manifest);
+    return status;
+  };
+  // Writes the fields of the current step; false (after a clear message) when the run went unstable.
+  auto output = [&]() -> bool {
+    const auto t = clock::now();
+    const std::string last_good = out.last_written();
+    const std::string why = out.write(double(sim.step()) * units.dt);
+    ph.io += since(t);
+    if (why.empty()) return true;
+    log::error("lbm: the run went unstable by step {} ({}); last good output: {}. Lower numerics.lattice_velocity, "
+               "refine domain.cells, or use collision.model: regularized", sim.step(), why, last_good);
+    return false;
   };
 
-  if (!output(0)) return exit_code::runtime_error;
-  const auto t0 = std::chrono::steady_clock::now();
-  int64_t done = 0;
-  while (done < steps) {
-    int64_t chunk = std::min(progress, steps - done);
-    if (every > 0) chunk = std::min(chunk, every - done % every);
-    const auto ta = std::chrono::steady_clock::now();
-    sim.advance(chunk);
-    done += chunk;
-    const double dt_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - ta).count();
-    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (done % progress == 0 || done == steps)
-      log::info("step {:>8}/{}  t = {:.4g} s  {:.1f} MLUPs/s  ETA {:.0f} s", done, steps, double(done) * units.dt,
-                cells * double(chunk) / std::max(dt_s, 1e-9) / 1e6, total / double(done) * double(steps - done));
-    if ((every > 0 && done % every == 0) || done == steps)
-      if (!output(done)) return exit_code::runtime_error;
-    if (opt.walltime_near(30.0)) {
-      log::warn("lbm: stopping at step {} before the wall-time limit (checkpoints are not implemented yet)", done);
-      return exit_code::stopped_early;
+  if (resume.empty() && !output()) return finish(exit_code::runtime_error, "unstable");
+  telemetry::Progress progress({.unit = "MLUPs/s", .work_per_step = cells, .total_steps = steps,
+                                .every_steps = progress_every, .quiet = opt.quiet, .rank = rt.rank()});
+  progress.update(sim.step(), double(sim.step()) * units.dt, ph);
+  // Chunks end on output, checkpoint and progress steps, and at least every kStopCheck steps, where the
+  // ranks agree on stopping (signal or wall time: one MPI_Allreduce).
+  constexpr int64_t kStopCheck = 20;
+  auto next_multiple = [](int64_t s, int64_t k) { return k > 0 ? (s / k + 1) * k : INT64_MAX; };
+  while (sim.step() < steps) {
+    const int64_t s = sim.step();
+    const int64_t end = std::min({steps, next_multiple(s, every), next_multiple(s, ckpt_every),
+                                  next_multiple(s, progress_every), s + kStopCheck});
+    const auto t = clock::now();
+    sim.advance(end - s);
+    ph.compute += since(t);
+    const double time = double(sim.step()) * units.dt;
+    if ((every > 0 && sim.step() % every == 0) || sim.step() == steps)
+      if (!output()) return finish(exit_code::runtime_error, "unstable");
+    if (ckpt_every > 0 && sim.step() % ckpt_every == 0) checkpoint();
+    progress.update(sim.step(), time, ph);
+    if (sim.step() < steps && (signals::should_stop(comm) || any_rank(comm, opt.walltime_near(30.0)))) {
+      if (last_ckpt_step != sim.step()) checkpoint();
+      progress.finish(sim.step(), time, ph);
+      log::warn("lbm: stopped early at step {} (signal or wall time); checkpoint {}: resubmit with --restart auto",
+                sim.step(), last_ckpt);
+      return finish(exit_code::stopped_early, "signal or wall time");
     }
   }
-  log::info("lbm: done, {} steps; ParaView: open {}/fields.pvd", steps, opt.output_dir);
-  return exit_code::ok;
+  progress.finish(sim.step(), double(sim.step()) * units.dt, ph);
+  if (ckpt_every > 0 && last_ckpt_step != sim.step()) checkpoint();  // so that the run can be extended
+  log::info("lbm: done, {} steps; ParaView: open {}", steps, out.xdmf_path());
+  return finish(exit_code::ok, "done");
 }
 
 }  // namespace tessera::lbm

@@ -50,6 +50,11 @@ Schema make_schema() {
   s.section("output", "Output");
   s.add_int("output.every").default_value(0).min(0).describe("Write fields every N steps (0: only at the end)");
   s.add_int("output.progress").default_value(1000).min(1).describe("Progress line every N steps");
+  s.add_bool("output.vtk").default_value(false)
+      .describe("Also write VTK XML (.vti per rank, .pvti per step, fields.pvd) beside the HDF5 + fields.xdmf");
+  s.add_int("output.checkpoint_every").default_value(0).min(0)
+      .describe("Checkpoint every N steps (0: only when stopped by a signal or --max-walltime)");
+  s.add_int("output.checkpoint_keep").default_value(3).min(0).describe("Checkpoints kept (older ones deleted); 0 = all");
   s.add_check("stability", {"physics.viscosity", "physics.velocity", "numerics.lattice_velocity", "domain.length"},
               [](const Case& c) -> std::string {
                 const Units u = units_from_case(c);

@@ -86,7 +86,11 @@ void Simulation::advance(int64_t steps) {
   exec::fence(ex_);
 }
 
-void Simulation::gather(std::vector<float>& rho, std::vector<float>& u) {
+io::LocalBox Simulation::local_box() const {
+  return io::LocalBox{{part_.lo[0], part_.lo[1], part_.lo[2]}, {part_.size[0], part_.size[1], part_.size[2]}};
+}
+
+void Simulation::local_moments(std::vector<float>& rho, std::vector<float>& u) {
   const GridLayout& g = state_->grid();
   const int64_t n = g.cells(), m = g.interior();
   Buffer<float> d_rho(static_cast<std::size_t>(n), state_->memkind()), d_u(static_cast<std::size_t>(3 * n), state_->memkind());
@@ -95,15 +99,27 @@ void Simulation::gather(std::vector<float>& rho, std::vector<float>& u) {
   std::vector<float> h_rho(static_cast<std::size_t>(n)), h_u(static_cast<std::size_t>(3 * n));
   copy_n(h_rho.data(), MemKind::Host, d_rho.data(), d_rho.kind(), h_rho.size());
   copy_n(h_u.data(), MemKind::Host, d_u.data(), d_u.kind(), h_u.size());
-  // Interior values, 4 per cell (rho, ux, uy, uz), in local x-fastest order.
-  std::vector<float> local(static_cast<std::size_t>(4 * m));
+  rho.assign(static_cast<std::size_t>(m), 0.0f);
+  u.assign(static_cast<std::size_t>(3 * m), 0.0f);
   for (int64_t k = 0; k < g.nz; ++k)
     for (int64_t j = 0; j < g.ny; ++j)
       for (int64_t i = 0; i < g.nx; ++i) {
         const int64_t c = g.cell(i, j, k), l = i + g.nx * (j + g.ny * k);
-        local[std::size_t(4 * l)] = h_rho[std::size_t(c)];
-        for (int a = 0; a < 3; ++a) local[std::size_t(4 * l + 1 + a)] = h_u[std::size_t(a * n + c)];
+        rho[std::size_t(l)] = h_rho[std::size_t(c)];
+        for (int a = 0; a < 3; ++a) u[std::size_t(a * m + l)] = h_u[std::size_t(a * n + c)];
       }
+}
+
+void Simulation::gather(std::vector<float>& rho, std::vector<float>& u) {
+  const int64_t m = state_->grid().interior();
+  std::vector<float> lr, lu;
+  local_moments(lr, lu);
+  // Interior values, 4 per cell (rho, ux, uy, uz), in local x-fastest order.
+  std::vector<float> local(static_cast<std::size_t>(4 * m));
+  for (int64_t l = 0; l < m; ++l) {
+    local[std::size_t(4 * l)] = lr[std::size_t(l)];
+    for (int a = 0; a < 3; ++a) local[std::size_t(4 * l + 1 + a)] = lu[std::size_t(a * m + l)];
+  }
   const int nr = part_.nranks;
   std::vector<int> counts(static_cast<std::size_t>(nr)), displs(static_cast<std::size_t>(nr));
   int mine = int(4 * m);

@@ -24,11 +24,4 @@ SimulationSpec spec_from_case(const Case& c, const Units& u);
 MemoryEstimate memory_estimate(const Case& c, int nranks);
 int run(Runtime& rt, const Case& c, const RunOptions& opt);
 
-// VTK XML image data (.vti, raw appended binary), which ParaView opens directly: rho, velocity
-// (3 components) and the solid mask, cell data on a grid of spacing dx.
-void write_vti(const std::string& path, const std::array<int64_t, 3>& n, double dx, const std::vector<float>& rho,
-               const std::vector<float>& u, const std::vector<uint8_t>& solid);
-// A ParaView collection (.pvd) listing (time, file) pairs.
-void write_pvd(const std::string& path, const std::vector<std::pair<double, std::string>>& entries);
-
 }  // namespace tessera::lbm

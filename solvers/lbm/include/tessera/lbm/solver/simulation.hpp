@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/io/checkpoint.hpp"
+#include "tessera/io/grid.hpp"
 #include "tessera/lbm/lattice_state.hpp"
 #include "tessera/lbm/solver/aa_halo.hpp"
 #include "tessera/lbm/solver/partition.hpp"
@@ -41,6 +43,19 @@ class Simulation {
   void advance(int64_t steps);
   // Density and velocity (SoA [3][N]) of the whole box on rank 0, x fastest; empty on other ranks.
   void gather(std::vector<float>& rho, std::vector<float>& u);
+  // Density and velocity of this rank's owned cells (x fastest; velocity planar [3][cells]), lattice units.
+  void local_moments(std::vector<float>& rho, std::vector<float>& u);
+  // This rank's owned cells in global indices (io's view of the partition).
+  io::LocalBox local_box() const;
+
+  // Checkpoints (simulation_checkpoint.cpp). Collective. The populations are stored as their raw
+  // storage words (bit-exact for fp64/fp32/fp16) in GLOBAL layout, so a restart may use another rank
+  // count; meta.step is set from the state. Returns the checkpoint's path.
+  std::string write_checkpoint(const std::string& dir, io::CheckpointMeta meta, const io::CheckpointOptions& opt = {});
+  // Loads a checkpoint written by write_checkpoint for the same spec (lattice, precision, grid, flags;
+  // any rank count). Throws tessera::Error naming the file and what differs.
+  void restore(const io::CheckpointReader& r);
+
   int64_t step() const { return state_->step; }
   const SimulationSpec& spec() const { return spec_; }
   const Partition& partition() const { return part_; }
