@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 
 #include "catch_compat.hpp"
 #include "tessera/core/cli.hpp"
+#include "tessera/core/signals.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/field_file.hpp"
 #include "tessera/lbm/solver/app.hpp"
@@ -141,4 +143,25 @@ TEST_CASE("lbm: stop before --max-walltime (exit 3, checkpoint), --restart auto 
   const double expect = (U(i + 1, j, 1) - U(i - 1, j, 1)) / (2 * dx) - (U(i, j + 1, 0) - U(i, j - 1, 0)) / (2 * dx);
   REQUIRE(std::abs(expect) > 1e-3);
   REQUIRE(w[std::size_t(j * 32 + i)] == Approx(expect).epsilon(1e-4));
+}
+
+TEST_CASE("lbm: a stop signal on one rank stops every rank with a checkpoint; the restart completes", "[lbm][mpi]") {
+  int argc = 0;
+  char** argv = nullptr;
+  Runtime rt(&argc, &argv);
+  const std::string a = fresh_dir("sig_straight"), b = fresh_dir("sig_stopped");
+  REQUIRE(run_lbm(rt, a, {}) == exit_code::ok);
+  signals::install();
+  if (rt.rank() == rt.size() - 1) std::raise(SIGUSR1);  // the last rank only: the ranks must agree
+  REQUIRE(run_lbm(rt, b, {}) == exit_code::stopped_early);
+  signals::reset();
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto ck = io::list_checkpoints(b);
+  REQUIRE(ck.size() == 1);
+  REQUIRE(ck.front().step == 20);
+  REQUIRE(run_lbm(rt, b, {"--restart", ck.front().path}) == exit_code::ok);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rt.rank() != 0) return;
+  const auto fa = io::read_field(a + "/fields_00000320.h5", "velocity"), fb = io::read_field(b + "/fields_00000320.h5", "velocity");
+  REQUIRE(fa == fb);
 }
