@@ -4,6 +4,7 @@
 // read-only loads of the flags through the non-coherent cache. The physics is the same functor as the portable reference (stream_collide.hpp);
 // tests/lbm/test_tuned.cpp compares the two on random populations for every lattice, precision and
 // collision model.
+#include "lattice_impl.hpp"
 #include "lattice_ops.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/lbm/lattice_state.hpp"
@@ -36,24 +37,12 @@ __constant__ WallTable c_walls;
 template <class L, class S, CollisionKind K, int MB>
 __global__ void __launch_bounds__(kBlockX, MB)
     stream_collide_tuned(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a) {
-  using A = typename Storage<S>::Real;
   const int64_t i = int64_t(blockIdx.x) * kBlockX + threadIdx.x;
   if (i >= a.grid.nx) return;
   const int64_t c = a.grid.cell(i, blockIdx.y, blockIdx.z);
   if (!is_fluid(__ldg(flags + c))) return;
-  // Same per-cell physics as StreamCollideAA::update (the portable reference), with the wall table read
-  // from constant memory.
-  A fq[L::Q];
-  aa_load<L, S, A>(f, flags, a.grid, a.odd, c_walls, c, fq);
-  A Fx = a.Fx, Fy = a.Fy, Fz = a.Fz;
-  if (a.force) {
-    const int64_t n = a.grid.cells();
-    Fx += A(a.force[c]);
-    Fy += A(a.force[n + c]);
-    Fz += A(a.force[2 * n + c]);
-  }
-  collide<L, K, A>(fq, a.relax, Fx, Fy, Fz);
-  aa_store<L, S, A>(f, flags, a.grid, a.odd, c_walls, c, fq);
+  // Same per-cell physics as the portable reference (StreamCollideAA), wall table from constant memory.
+  update_cell<L, S, K>(f, flags, a, c_walls, c);
 }
 
 template <class L, class S, CollisionKind K>
@@ -61,15 +50,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   using A = typename Storage<S>::Real;
   const GridLayout& g = s.grid();
   TESSERA_REQUIRE(g.ny <= 65535 && g.nz <= 65535, "tuned LBM kernel: ny and nz per rank must be <= 65535");
-  StepArgs<A> a;
-  a.grid = g;
-  a.relax = make_relaxation<A>(p);
-  a.Fx = A(p.force[0]);
-  a.Fy = A(p.force[1]);
-  a.Fz = A(p.force[2]);
-  a.force = s.force_field_or_null();
-  a.walls = p.walls;
-  a.odd = s.parity == 1;
+  const StepArgs<A> a = detail::make_step_args<A>(s, p);
   const auto st = static_cast<cudaStream_t>(ex.stream);
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
   const dim3 grid(unsigned((g.nx + kBlockX - 1) / kBlockX), unsigned(g.ny), unsigned(g.nz));

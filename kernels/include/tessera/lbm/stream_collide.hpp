@@ -91,7 +91,25 @@ struct StepArgs {
   bool odd = false;
 };
 
-// One fused stream-collide update of one fluid cell: the portable reference body.
+// One fused stream-collide update of fluid cell c: load (streaming), collide (with forcing), store.
+// The wall table is a separate argument so the tuned CUDA kernel can pass one in constant memory.
+template <class L, class S, CollisionKind K, class A>
+TESSERA_HD inline void update_cell(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
+                                   const WallTable& walls, int64_t c) {
+  A fq[L::Q];
+  aa_load<L, S, A>(f, flags, a.grid, a.odd, walls, c, fq);
+  A Fx = a.Fx, Fy = a.Fy, Fz = a.Fz;
+  if (a.force) {
+    const int64_t n = a.grid.cells();
+    Fx += A(a.force[c]);
+    Fy += A(a.force[n + c]);
+    Fz += A(a.force[2 * n + c]);
+  }
+  collide<L, K, A>(fq, a.relax, Fx, Fy, Fz);
+  aa_store<L, S, A>(f, flags, a.grid, a.odd, walls, c, fq);
+}
+
+// The portable reference body: one fluid cell per call.
 template <class L, class S, CollisionKind K>
 struct StreamCollideAA {
   using A = typename Storage<S>::Real;
@@ -101,17 +119,7 @@ struct StreamCollideAA {
 
   TESSERA_HD void update(int64_t c) const {
     if (!is_fluid(flags[c])) return;
-    A fq[L::Q];
-    aa_load<L, S, A>(f, flags, a.grid, a.odd, a.walls, c, fq);
-    A Fx = a.Fx, Fy = a.Fy, Fz = a.Fz;
-    if (a.force) {
-      const int64_t n = a.grid.cells();
-      Fx += A(a.force[c]);
-      Fy += A(a.force[n + c]);
-      Fz += A(a.force[2 * n + c]);
-    }
-    collide<L, K, A>(fq, a.relax, Fx, Fy, Fz);
-    aa_store<L, S, A>(f, flags, a.grid, a.odd, a.walls, c, fq);
+    update_cell<L, S, K, A>(f, flags, a, a.walls, c);
   }
   TESSERA_HD void operator()(int64_t i, int64_t j, int64_t k) const { update(a.grid.cell(i, j, k)); }
 };
