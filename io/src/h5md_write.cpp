@@ -155,7 +155,7 @@ void H5mdWriter::append(int64_t step, double time, const std::array<double, 3>& 
         h5::Hid parts = h5::create_group(f, "particles", path_);
         h5::Hid g = h5::create_group(parts, opt_.group, path_);
         h5::Hid box = h5::create_group(g, "box", path_);
-        h5::write_attr_int32(box, "dimension", {3});
+        h5::write_attr(box, "dimension", int64_t(3));  // H5MD 1.1: an integer scalar
         std::vector<std::string> bnd;
         for (bool p : opt_.periodic) bnd.push_back(p ? "periodic" : "none");
         h5::write_attr(box, "boundary", bnd);
