@@ -12,6 +12,7 @@
 # would make the test take minutes. The test sends the same signal to the same place (the batch shell, whose
 # trap forwards it to the solver) as soon as the first periodic checkpoint exists, so the solver is always
 # stopped mid-run. The job keeps a time limit (--time=2, --signal=B:USR1@30) as a backstop.
+# TESSERA_SLURM_SIGNAL=timelimit leaves the signal to Slurm instead (--time=1 --signal=B:USR1@55, a longer case).
 # CPU only: --gpus-per-task=0 overrides the template's GPU request (this test cluster has no GRES).
 #
 # usage: run_requeue_test.sh WEATHER_BINARY SOURCE_DIR [PYTHON]   (PYTHON: a python3 with numpy and h5py)
@@ -20,10 +21,18 @@ export PATH=/usr/sbin:/sbin:$PATH   # the daemons live in sbin
 WEATHER=${1:?usage: run_requeue_test.sh WEATHER_BINARY SOURCE_DIR}
 SRC=${2:?usage: run_requeue_test.sh WEATHER_BINARY SOURCE_DIR}
 PY=${3:-python3}
+# Absolute paths: the job runs in the temporary directory.
+WEATHER=$(realpath "$WEATHER") && SRC=$(realpath "$SRC") || { echo "no such file: $1 or $2" >&2; exit 2; }
+# How the job is signalled: "scancel" (default) right after its first checkpoint, or "timelimit": by Slurm
+# itself, --signal=B:USR1@55 with --time=1, on a case long enough to be caught (slower: one or more requeues).
+MODE=${TESSERA_SLURM_SIGNAL:-scancel}
+case "$MODE" in scancel | timelimit) ;; *) echo "TESSERA_SLURM_SIGNAL must be scancel or timelimit, got '$MODE'" >&2; exit 2 ;; esac
+# The throw-away cluster runs its daemons as root (SlurmUser=root): skip (CTest SKIP_RETURN_CODE) otherwise.
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP: the Slurm test must run as root (it starts slurmd and slurmctld)"; exit 77; fi
 DEADLINE=$((SECONDS + ${TESSERA_SLURM_TEST_TIMEOUT:-220}))   # stop waiting well before CTest's TIMEOUT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-note() { echo "[$(date +%T)] $*"; }
+note() { echo "[$(date +%T)] $*" >&2; }   # stderr: also from inside wait_for
 # wait_for DESCRIPTION COMMAND...: poll until COMMAND succeeds; fail (not hang) at the deadline.
 wait_for() {
   local what=$1; shift
@@ -86,13 +95,16 @@ initial:
   amplitude: 10.0
   width: 1.5e5
 time:
-  end: 86400.0
+  end: END_TIME
   cfl: 0.4
 output:
   interval: 7200.0
   diagnostics_every: 10
   checkpoint_every: 200
 EOF
+# One model day is about 2000 steps, ~8 s of CPU time; the time-limit mode needs a run that outlasts the
+# 5-35 s after which Slurm's warning signal arrives.
+if [ "$MODE" = timelimit ]; then sed -i 's/END_TIME/518400.0/' "$CASE"; else sed -i 's/END_TIME/86400.0/' "$CASE"; fi
 NCPU=$(getconf _NPROCESSORS_ONLN)   # not nproc: it honours OMP_NUM_THREADS
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -165,7 +177,8 @@ wait_for "the node to be idle (sinfo)" node_idle
 note "slurm up: $(sinfo -h -N -o '%N %t %c')"
 
 # ---- submit the requeue template; command-line options override its #SBATCH lines.
-SBATCH_OPTS=(--parsable --gpus-per-task=0 --time=2 --signal=B:USR1@30 --chdir="$TMP" --output="$TMP/job.out"
+if [ "$MODE" = timelimit ]; then LIMIT=(--time=1 --signal=B:USR1@55); else LIMIT=(--time=2 --signal=B:USR1@30); fi
+SBATCH_OPTS=(--parsable --gpus-per-task=0 "${LIMIT[@]}" --chdir="$TMP" --output="$TMP/job.out"
   --export=ALL,SOLVER=weather,DEVICE=cpu,TESSERA_BIN=$(dirname "$WEATHER"),OUTDIR=$TMP/run)
 JOBID=$(sbatch "${SBATCH_OPTS[@]}" "$SRC/scripts/slurm/requeue.sbatch" "$CASE") || fail "sbatch refused the job"
 note "submitted job $JOBID"
@@ -178,16 +191,34 @@ have_checkpoint() {
   fail "job $JOBID ended ($(job_field JobState)) before writing a checkpoint: $(tail -5 "$TMP/job.out" 2>/dev/null)"
 }
 wait_for "the first checkpoint of job $JOBID" have_checkpoint
-note "first checkpoint: $(ls "$TMP/run" | grep checkpoint_ | head -1); signalling the batch shell"
-scancel --signal=USR1 --batch "$JOBID" || fail "scancel --signal=USR1 --batch $JOBID"
+if [ "$MODE" = scancel ]; then
+  note "first checkpoint: $(ls "$TMP/run" | grep checkpoint_ | head -1); signalling the batch shell"
+  scancel --signal=USR1 --batch "$JOBID" || fail "scancel --signal=USR1 --batch $JOBID"
+else
+  note "first checkpoint: $(ls "$TMP/run" | grep checkpoint_ | head -1); waiting for Slurm's time-limit signal"
+fi
 
-# The job is requeued (Restarts=1) and runs again; a requeued job waits for its begin time, which Slurm
-# sets in the future: release it at once.
-requeued() { [ "$(job_field Restarts)" -ge 1 ] 2>/dev/null; }
-wait_for "job $JOBID to be requeued" requeued
-note "requeued: $(job_field JobState)"
-scontrol update JobId="$JOBID" StartTime=now >/dev/null 2>&1
-finished() { case "$(job_field JobState)" in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) return 0 ;; esac; return 1; }
+# The job is requeued (Restarts >= 1) and runs again. Slurm holds a requeued job until a begin time two
+# minutes ahead: release it at once, each time.
+# While a job is being requeued, scontrol can briefly show it FAILED: a final state counts once it has been
+# seen on three polls in a row.
+FINAL_SEEN=0
+finished() {
+  local st
+  st=$(job_field JobState)
+  case "$st" in
+    COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY)
+      FINAL_SEEN=$((FINAL_SEEN + 1))
+      [ "$FINAL_SEEN" -ge 3 ] && return 0
+      return 1 ;;
+  esac
+  FINAL_SEEN=0
+  if [ "$st" = PENDING ] && [ "$(job_field Reason)" = BeginTime ]; then
+    note "requeued ($(job_field Restarts)): releasing it"
+    scontrol update JobId="$JOBID" StartTime=now >/dev/null 2>&1
+  fi
+  return 1
+}
 wait_for "job $JOBID to finish" finished
 STATE=$(job_field JobState)
 note "job $JOBID: $STATE after $(job_field Restarts) requeue(s)"
@@ -199,6 +230,7 @@ echo "---- job output"; cat "$TMP/job.out"
 grep -q "USR1 received" "$TMP/job.out" || fail "the batch shell never got SIGUSR1"
 grep -q "solver exited with 3" "$TMP/job.out" || fail "the solver did not stop early with exit code 3"
 grep -q "requeueing" "$TMP/job.out" || fail "the script did not requeue the job"
+[ "$(job_field Restarts)" -ge 1 ] || fail "the job was never requeued (Restarts=0)"
 grep -q "restart count 1" "$TMP/job.out" || fail "no second allocation (SLURM_RESTART_COUNT=1)"
 grep -q "solver exited with 0" "$TMP/job.out" || fail "the resumed run did not finish with exit code 0"
 grep -q "restarted from .*checkpoint_" "$TMP/job.out" || fail "the resumed run did not restart from a checkpoint"
