@@ -158,6 +158,11 @@ int run(Runtime& rt, const std::vector<std::string>& argv, const SolverApp& app,
     log::info("{}: case {} (hash {}), {} rank{}, device {}, output {}", app.name, a.case_path, c.hash_hex(),
               rt.size(), rt.size() == 1 ? "" : "s", exec::to_string(space), opt.output_dir);
     if (mem.bytes_per_rank) log::info("{}: estimated memory per rank: {}", app.name, format_bytes(mem.bytes_per_rank));
+    // Which rank runs where (host, node-local rank and its source, GPU and PCI bus id): collective.
+    {
+      const std::string bindings = rt.binding_report();
+      if (!bindings.empty()) log::info("{}: rank binding:\n{}", app.name, bindings.substr(0, bindings.size() - 1));
+    }
     if (!app.run) TESSERA_THROW("SolverApp '" + app.name + "' has no run function");
     signals::install();  // SIGTERM/SIGUSR1: the solver checkpoints and returns exit_code::stopped_early
     return app.run(rt, c, opt);
