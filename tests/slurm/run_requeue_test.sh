@@ -157,6 +157,8 @@ JobRequeue=1
 ReturnToService=2
 KillWait=5
 MinJobAge=600
+# Schedule every 2 s (default 60 s), so that a requeued job starts soon after its begin time.
+SchedulerParameters=sched_interval=2,bf_interval=2
 SlurmctldPidFile=$TMP/slurmctld.pid
 SlurmdPidFile=$TMP/slurmd.pid
 SlurmdSpoolDir=$TMP/spool
