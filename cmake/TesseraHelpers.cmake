@@ -12,6 +12,13 @@ function(tessera_target_defaults target)
   endif()
 endfunction()
 
+# Executables of the sanitizer build get ASan defaults (see cmake/sanitizer_defaults.cpp).
+function(tessera_sanitizer_defaults target)
+  if(TESSERA_SANITIZE)
+    target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/sanitizer_defaults.cpp)
+  endif()
+endfunction()
+
 # Sources that launch kernels through tessera::exec (one source for both back ends).
 # In a CUDA build they are compiled by nvcc as CUDA; in a host build by the C++ compiler.
 # Call from the CMakeLists.txt of the directory that defines the target.
@@ -48,5 +55,6 @@ function(tessera_add_executable name)
   add_executable(${name} ${A_SOURCES} ${A_KERNEL_SOURCES})
   target_link_libraries(${name} PRIVATE ${A_DEPS})
   tessera_target_defaults(${name})
+  tessera_sanitizer_defaults(${name})
   install(TARGETS ${name} EXPORT TesseraTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endfunction()
