@@ -8,14 +8,19 @@
 namespace tessera::md {
 
 namespace {
+// Velocity Verlet half kick: v += (dt/2) F/m.
+TESSERA_HD inline void half_kick(const ParticleView& p, double dt, int64_t i) {
+  const double a = 0.5 * dt * p.inv_mass[p.type[i]];
+  p.vx[i] += a * p.fx[i];
+  p.vy[i] += a * p.fy[i];
+  p.vz[i] += a * p.fz[i];
+}
+
 struct KickDrift {
   ParticleView p;
   double dt;
   TESSERA_HD void operator()(int64_t i) const {
-    const double a = 0.5 * dt * p.inv_mass[p.type[i]];
-    p.vx[i] += a * p.fx[i];
-    p.vy[i] += a * p.fy[i];
-    p.vz[i] += a * p.fz[i];
+    half_kick(p, dt, i);
     p.x[i] += dt * p.vx[i];
     p.y[i] += dt * p.vy[i];
     p.z[i] += dt * p.vz[i];
@@ -25,12 +30,7 @@ struct KickDrift {
 struct Kick {
   ParticleView p;
   double dt;
-  TESSERA_HD void operator()(int64_t i) const {
-    const double a = 0.5 * dt * p.inv_mass[p.type[i]];
-    p.vx[i] += a * p.fx[i];
-    p.vy[i] += a * p.fy[i];
-    p.vz[i] += a * p.fz[i];
-  }
+  TESSERA_HD void operator()(int64_t i) const { half_kick(p, dt, i); }
 };
 
 struct LangevinBAOA {
