@@ -1,4 +1,4 @@
-"""Opens io_demo_writer's output with VTK's own readers (Debian python3-vtk9) and checks array names,
+"""Opens io_demo_writer's output with VTK's own readers (Debian python3-paraview brings VTK 9.2; python3-vtk9 also works) and checks array names,
 grid dimensions, spacing, origin, time values and values against the analytic fields.
 
 - XDMF time series: vtkXdmf3Reader when this VTK has it. Debian 12's python3-vtk9 (9.1) is built
@@ -18,7 +18,7 @@ try:
     import vtk
     from vtk.util.numpy_support import vtk_to_numpy
 except ImportError as e:  # CTest reports exit code 77 as "skipped" (e.g. the GPU machine has no VTK)
-    print(f"SKIP: {e}: install python3-vtk9 and python3-h5py")
+    print(f"SKIP: {e}: install python3-paraview (or python3-vtk9) and python3-h5py")
     sys.exit(77)
 
 CELLS = (12, 10, 6)
