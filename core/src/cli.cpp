@@ -147,6 +147,7 @@ int run(Runtime& rt, const std::vector<std::string>& argv, const SolverApp& app,
     opt.max_walltime_s = a.max_walltime_s;
     opt.progress_every = a.progress_every;
     opt.quiet = a.quiet;
+    opt.prometheus_path = a.prometheus;
     opt.overrides = a.overrides;
     opt.command_line = argv;
     if (rt.rank() == 0) {

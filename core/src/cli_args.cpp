@@ -21,6 +21,7 @@ constexpr OptionSpec kOptions[] = {
     {"--quiet", "-q", false},        {"--device", "", true},         {"--set", "", true},
     {"--output", "-o", true},        {"--restart", "", true},        {"--max-walltime", "", true},
     {"--progress-every", "", true},  {"--print-schema", "", true},   {"--ranks", "", true},
+    {"--prometheus", "", true},
 };
 
 std::int64_t parse_count(const std::string& opt, const std::string& v, std::int64_t min) {
@@ -90,7 +91,10 @@ Args parse_args(const std::vector<std::string>& argv) {
       a.restart = value;
     } else if (opt == "--max-walltime") a.max_walltime_s = parse_walltime(value);
     else if (opt == "--progress-every") a.progress_every = parse_count(opt, value, 0);
-    else if (opt == "--ranks") a.ranks = static_cast<int>(parse_count(opt, value, 1));
+    else if (opt == "--prometheus") {
+      if (value.empty()) throw UsageError("--prometheus needs a file name (e.g. /var/lib/node_exporter/tessera.prom)");
+      a.prometheus = value;
+    } else if (opt == "--ranks") a.ranks = static_cast<int>(parse_count(opt, value, 1));
     else if (opt == "--print-schema") {
       if (value != "md") throw UsageError("--print-schema supports 'md' (Markdown), got '" + value + "'");
       a.print_schema = value;
@@ -166,6 +170,8 @@ std::string usage(const SolverApp& app) {
                   "  --restart FILE|auto      continue from a checkpoint (auto: newest in the output directory)\n"
                   "  --max-walltime T         checkpoint and stop (exit 3) before T: seconds, M:S, H:M:S, D-H:M:S\n"
                   "  --progress-every N       progress line every N steps (0: solver default)\n"
+                  "  --prometheus FILE        keep FILE (*.prom) up to date with progress and GPU figures for\n"
+                  "                           node_exporter's textfile collector (rank r > 0: FILE.rank<r>.prom)\n"
                   "  -q, --quiet              print only warnings and errors\n"
                   "  --print-schema md        print the reference of every case key as Markdown\n\n"
                   "Exit codes: 0 ok, 1 runtime error, 2 invalid case or usage, 3 stopped early (resubmit with\n"

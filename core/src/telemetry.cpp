@@ -48,6 +48,8 @@ std::string Progress::line(int64_t step, double sim_time, const Phases& ph) cons
   if (c_.total_steps > 0 && step > step0_ && step0_ >= 0) {
     const double per = wall / double(step - step0_);
     s += fmt::format("  ETA {}", hms(per * double(c_.total_steps - step)));
+  } else if (c_.total_steps == 0 && c_.total_time > 0 && sim_time > time0_) {
+    s += fmt::format("  ETA {}", hms(wall * (c_.total_time - sim_time) / (sim_time - time0_)));
   }
   return s;
 }
@@ -55,6 +57,7 @@ std::string Progress::line(int64_t step, double sim_time, const Phases& ph) cons
 bool Progress::update(int64_t step, double sim_time, const Phases& ph) {
   if (step0_ < 0) {
     step0_ = step;
+    time0_ = sim_time;
     t0_ = last_ = std::chrono::steady_clock::now();
   }
   cur_step_ = step;

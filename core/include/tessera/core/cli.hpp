@@ -63,6 +63,7 @@ struct RunOptions {
   double max_walltime_s = 0;          // 0: no limit
   std::int64_t progress_every = 0;    // 0: the solver's default
   bool quiet = false;
+  std::string prometheus_path;            // --prometheus FILE: node_exporter textfile ("" = none)
   std::vector<std::string> overrides;     // the --set strings
   std::vector<std::string> command_line;  // argv as given
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
@@ -99,6 +100,7 @@ struct Args {
   double max_walltime_s = 0;
   std::int64_t progress_every = 0;
   int ranks = 0;             // --ranks for --check; 0 = ranks of this run
+  std::string prometheus;    // --prometheus FILE ("" = none)
 };
 
 // Throws UsageError (message without program name) on an unknown option, a missing value, etc.

@@ -28,6 +28,7 @@ struct ProgressConfig {
   double work_per_step = 0;        // cells (LBM), atoms (MD), cells (weather) per step
   double unit_scale = 1e-6;        // work/s * unit_scale = printed number (1e-6 for M...)
   int64_t total_steps = 0;         // for the ETA; 0 = unknown
+  double total_time = 0;           // ... or, when steps are unknown (adaptive dt), the end time
   int64_t every_steps = 0;         // print every N steps (0: use every_seconds)
   double every_seconds = 5.0;      // ... or every this many seconds of wall time
   bool quiet = false;
@@ -51,6 +52,7 @@ class Progress {
   bool tty_;
   std::chrono::steady_clock::time_point t0_, last_;
   int64_t step0_ = -1, last_step_ = -1, cur_step_ = 0;
+  double time0_ = 0;
 };
 
 // One sample of a GPU's state.
