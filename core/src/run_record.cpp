@@ -64,7 +64,7 @@ RunRecord::RunRecord(const Runtime& rt, const RunOptions& opt, RunRecordConfig c
 
   // One sampler per physical GPU: ranks beyond the node's GPU count share a GPU with a lower local rank.
   if (rt.space() != exec::Space::Device) {
-    gpu_why_ = "host run (no GPU in use)";
+    gpu_why_ = "host run, no GPU in use";
   } else if (rt.local_rank() >= device::count()) {
     gpu_why_ = "GPU shared with a lower node-local rank, which samples it";
   } else {

@@ -118,7 +118,9 @@ TEST_CASE("lbm: stop before --max-walltime (exit 3, checkpoint), --restart auto 
   const auto m = manifest(b);
   REQUIRE(m["exit_status"] == 0);
   REQUIRE(m["steps"] == 320);
-  REQUIRE(m["throughput_mlups"].get<double>() > 0);
+  REQUIRE(m["throughput"]["value"].get<double>() > 0);
+  REQUIRE(m["steps_this_run"] == 320 - 20);  // the resumed run counts only its own steps
+  REQUIRE(m["restarted_from"].get<std::string>().find("checkpoint") != std::string::npos);
   for (const char* f : {"density", "velocity", "vorticity"}) {
     const auto fa = io::read_field(a + "/fields_00000320.h5", f), fb = io::read_field(b + "/fields_00000320.h5", f);
     REQUIRE(fa.size() == fb.size());

@@ -6,9 +6,8 @@
 #include <fmt/format.h>
 
 #include "tessera/core/log.hpp"
-#include "tessera/core/manifest.hpp"
+#include "tessera/core/run_record.hpp"
 #include "tessera/core/signals.hpp"
-#include "tessera/core/telemetry.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/lbm/solver/app.hpp"
 #include "tessera/lbm/solver/field_output.hpp"
@@ -33,11 +32,6 @@ std::string restart_path(const RunOptions& opt) {
   return p ? *p : "";
 }
 
-nlohmann::json base(const Runtime& rt, const RunOptions& opt) {
-  std::vector<char*> argv;
-  for (const auto& a : opt.command_line) argv.push_back(const_cast<char*>(a.c_str()));
-  return base_manifest(rt, int(argv.size()), argv.data());
-}
 }  // namespace
 
 int run(Runtime& rt, const Case& c, const RunOptions& opt) {
@@ -51,8 +45,13 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   if (units.tau < 0.55 && spec.collision.kind == CollisionKind::BGK && spec.collision.smagorinsky == 0)
     log::warn("lbm: tau = {:.4f} is close to 1/2; BGK may go unstable: use collision.model: regularized or trt", units.tau);
 
-  nlohmann::json manifest = base(rt, opt);
-  manifest["solver"] = "lbm";
+  const int64_t steps = std::max<int64_t>(1, int64_t(std::llround(c.get<double>("time.end") / units.dt)));
+  const int64_t progress_every = opt.progress_every > 0 ? opt.progress_every : c.get<int64_t>("output.progress");
+  const double cells = double(spec.global[0] * spec.global[1] * spec.global[2]);
+  telemetry::RunRecord rec(rt, opt,
+                           {.solver = "lbm", .work_name = "cell updates", .rate_unit = "MLUPs/s",
+                            .work_per_step = cells, .total_steps = steps, .progress_every = progress_every});
+  nlohmann::json& manifest = rec.manifest();
   manifest["case_file"] = opt.case_path;
   manifest["case_hash"] = c.hash_hex();
   manifest["cells"] = {spec.global[0], spec.global[1], spec.global[2]};
@@ -68,18 +67,13 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
     log::info("lbm: restarted from {} at step {}", resume, sim.step());
     manifest["restarted_from"] = resume;
   }
-  const int64_t steps = std::max<int64_t>(1, int64_t(std::llround(c.get<double>("time.end") / units.dt)));
   const int64_t every = c.get<int64_t>("output.every");
   const int64_t ckpt_every = c.get<int64_t>("output.checkpoint_every");
-  const int64_t progress_every = opt.progress_every > 0 ? opt.progress_every : c.get<int64_t>("output.progress");
-  const double cells = double(spec.global[0] * spec.global[1] * spec.global[2]);
   io::CheckpointOptions copt;
   copt.keep_last = int(c.get<int64_t>("output.checkpoint_keep"));
 
-  const auto t_start = clock::now();
-  const int64_t first_step = sim.step();
   int64_t last_ckpt_step = resume.empty() ? -1 : sim.step();  // the restart's checkpoint holds this step
-  telemetry::Phases ph;
+  telemetry::Phases& ph = rec.phases();
   FieldOutput out(sim, units, c, opt.output_dir, c.get<bool>("output.vtk"), !resume.empty());
   std::string last_ckpt = resume;
   auto checkpoint = [&] {
@@ -94,18 +88,8 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
     ph.io += since(t);
   };
   auto finish = [&](int status, const char* why) {
-    const double wall = opt.elapsed_s();  // since the executable started (case loading included)
-    manifest["exit_status"] = status;
-    manifest["stop_reason"] = why;
-    manifest["steps"] = sim.step();
-    manifest["total_steps"] = steps;
-    manifest["wall_time_s"] = wall;
-    manifest["loop_time_s"] = since(t_start);
-    manifest["timings_s"] = {{"compute", ph.compute}, {"io", ph.io}};
-    manifest["throughput_mlups"] = ph.compute > 0 ? cells * double(sim.step() - first_step) / ph.compute / 1e6 : 0.0;
     manifest["output"] = {{"xdmf", out.xdmf_path()}, {"last_fields", out.last_written()}, {"last_checkpoint", last_ckpt}};
-    write_manifest(rt, opt.output_dir, manifest);
-    return status;
+    return rec.finish(status, why, sim.step(), double(sim.step()) * units.dt);
   };
   // Writes the fields of the current step; false (after a clear message) when the run went unstable.
   auto output = [&]() -> bool {
@@ -120,9 +104,7 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   };
 
   if (resume.empty() && !output()) return finish(exit_code::runtime_error, "unstable");
-  telemetry::Progress progress({.unit = "MLUPs/s", .work_per_step = cells, .total_steps = steps,
-                                .every_steps = progress_every, .quiet = opt.quiet, .rank = rt.rank()});
-  progress.update(sim.step(), double(sim.step()) * units.dt, ph);
+  rec.begin(sim.step(), double(sim.step()) * units.dt);
   // Chunks end on output, checkpoint and progress steps, and at least every kStopCheck steps, where the
   // ranks agree on stopping (signal or wall time: one MPI_Allreduce).
   constexpr int64_t kStopCheck = 20;
@@ -138,16 +120,14 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
     if ((every > 0 && sim.step() % every == 0) || sim.step() == steps)
       if (!output()) return finish(exit_code::runtime_error, "unstable");
     if (ckpt_every > 0 && sim.step() % ckpt_every == 0) checkpoint();
-    progress.update(sim.step(), time, ph);
+    rec.update(sim.step(), time);
     if (sim.step() < steps && (signals::should_stop(comm) || any_rank(comm, opt.walltime_near(30.0)))) {
       if (last_ckpt_step != sim.step()) checkpoint();
-      progress.finish(sim.step(), time, ph);
       log::warn("lbm: stopped early at step {} (signal or wall time); checkpoint {}: resubmit with --restart auto",
                 sim.step(), last_ckpt);
       return finish(exit_code::stopped_early, "signal or wall time");
     }
   }
-  progress.finish(sim.step(), double(sim.step()) * units.dt, ph);
   if (ckpt_every > 0 && last_ckpt_step != sim.step()) checkpoint();  // so that the run can be extended
   log::info("lbm: done, {} steps; ParaView: open {}", steps, out.xdmf_path());
   return finish(exit_code::ok, "done");
