@@ -6,5 +6,9 @@ list(APPEND TESSERA_SOLVER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/app_schema.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/app_run.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/simulation_checkpoint.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/field_output.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/src/field_output.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/geometry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/stl.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/voxel_mask.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/forces.cpp)
 list(APPEND TESSERA_SOLVER_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/aa_halo.cpp)

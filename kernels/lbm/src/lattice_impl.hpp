@@ -5,6 +5,7 @@
 
 #include "lattice_ops.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/lbm/momentum_exchange.hpp"
 
 namespace tessera::lbm::detail {
 
@@ -31,6 +32,7 @@ struct Moments {
   StepArgs<A> a;
   float* rho;
   float* u;
+  OpenTable open;
   TESSERA_HD void operator()(int64_t i, int64_t j, int64_t k) const {
     const int64_t c = a.grid.cell(i, j, k), n = a.grid.cells();
     if (!is_fluid(flags[c])) {
@@ -38,15 +40,19 @@ struct Moments {
       u[c] = u[n + c] = u[2 * n + c] = 0.0f;
       return;
     }
-    A fq[L::Q];
-    aa_load<L, S, A>(f, flags, a.grid, a.odd, a.walls, c, fq);
-    A Fx = a.Fx, Fy = a.Fy, Fz = a.Fz;
-    if (a.force) {
-      Fx += A(a.force[c]);
-      Fy += A(a.force[n + c]);
-      Fz += A(a.force[2 * n + c]);
+    A fq[L::Q], F[3];
+    if (flag_kind(flags[c]) == kOpen) {
+      open_load<L, S, A>(f, flags, a, open, c, i, j, k, fq, F);
+    } else {
+      aa_load<L, S, A>(f, flags, a.grid, a.odd, a.walls, c, fq);
+      F[0] = a.Fx, F[1] = a.Fy, F[2] = a.Fz;
+      if (a.force) {
+        F[0] += A(a.force[c]);
+        F[1] += A(a.force[n + c]);
+        F[2] += A(a.force[2 * n + c]);
+      }
     }
-    const CellMoments<A> m = moments<L, A>(fq, Fx, Fy, Fz);
+    const CellMoments<A> m = moments<L, A>(fq, F[0], F[1], F[2]);
     rho[c] = float(m.rho);
     u[c] = float(m.ux);
     u[n + c] = float(m.uy);
@@ -87,7 +93,7 @@ struct Impl {
   static void step_k(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
     using A = typename Storage<S>::Real;
     const GridLayout& g = s.grid();
-    StreamCollideAA<L, S, K> body{static_cast<S*>(s.pops()), s.flags(), make_step_args<A>(s, p)};
+    StreamCollideAA<L, S, K> body{static_cast<S*>(s.pops()), s.flags(), make_step_args<A>(s, p), p.open};
     exec::parallel_for(ex, "lbm::stream_collide", exec::Range3{g.nx, g.ny, g.nz}, body);
   }
   template <class S>
@@ -111,7 +117,7 @@ struct Impl {
                         float* u) {
     using A = typename Storage<S>::Real;
     const GridLayout& g = s.grid();
-    Moments<L, S> body{static_cast<const S*>(s.pops()), s.flags(), make_step_args<A>(s, p), rho, u};
+    Moments<L, S> body{static_cast<const S*>(s.pops()), s.flags(), make_step_args<A>(s, p), rho, u, p.open};
     exec::parallel_for(ex, "lbm::moments", exec::Range3{g.nx, g.ny, g.nz}, body);
   }
   static void moments(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p, float* rho, float* u) {
@@ -158,8 +164,26 @@ struct Impl {
     }
   }
 
+  template <class S>
+  static std::array<double, 6> force_t(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p,
+                                       const int64_t* lo, int id) {
+    const GridLayout& g = s.grid();
+    WallMomentumExchange<L, S> body{static_cast<const S*>(s.pops()), s.flags(), g, p.walls, s.parity == 0, id,
+                                    {lo[0], lo[1], lo[2]}};
+    return exec::reduce_sums<double, 6>(ex, "lbm::momentum_exchange", exec::Range3{g.nx, g.ny, g.nz}, body);
+  }
+  static std::array<double, 6> force(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p,
+                                     const int64_t* lo, int id) {
+    switch (s.precision()) {
+      case Precision::FP64: return force_t<double>(ex, s, p, lo, id);
+      case Precision::FP32: return force_t<float>(ex, s, p, lo, id);
+      case Precision::FP16: return force_t<half_t>(ex, s, p, lo, id);
+    }
+    return {};
+  }
+
   static const LatticeOps& table() {
-    static const LatticeOps o{&init, &step, &moments, &read, &write};
+    static const LatticeOps o{&init, &step, &moments, &read, &write, &force};
     return o;
   }
 };

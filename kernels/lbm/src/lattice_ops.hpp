@@ -11,6 +11,7 @@ struct LatticeOps {
   void (*moments)(const exec::Exec&, const LatticeState&, const CollisionParams&, float*, float*);
   void (*read)(const LatticeState&, std::vector<double>&);
   void (*write)(LatticeState&, const std::vector<double>&);
+  std::array<double, 6> (*force)(const exec::Exec&, const LatticeState&, const CollisionParams&, const int64_t*, int);
 };
 
 const LatticeOps& ops_d2q9();

@@ -102,8 +102,11 @@ void init_equilibrium(const exec::Exec& ex, LatticeState& s, const float* rho, c
 
 void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, KernelPath path) {
   TESSERA_REQUIRE(p.omega > 0.0 && p.omega < 2.0, "relaxation rate omega = 1/tau must lie in (0, 2)");
-  if (path == KernelPath::Tuned)
+  if (path == KernelPath::Tuned) {
+    TESSERA_REQUIRE(!p.open.active, "the tuned LBM kernel has no open boundaries (velocity inlet / pressure outlet): "
+                                    "use the reference kernel (numerics.kernel: reference)");
     detail::tuned_step(ex, s, p);
+  }
   else
     detail::ops(s.lattice()).step(ex, s, p);
   s.parity ^= 1;
@@ -112,6 +115,12 @@ void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams
 
 void compute_moments(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p, float* rho, float* u) {
   detail::ops(s.lattice()).moments(ex, s, p, rho, u);
+}
+
+std::array<double, 6> wall_force(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p,
+                                 const int64_t lo[3], int wall_id) {
+  TESSERA_REQUIRE(wall_id >= 0 && wall_id < kMaxWallIds, "wall_force: wall id out of range");
+  return detail::ops(s.lattice()).force(ex, s, p, lo, wall_id);
 }
 
 std::vector<double> read_slots(const LatticeState& s) {

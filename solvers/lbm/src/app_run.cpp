@@ -11,6 +11,7 @@
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/lbm/solver/app.hpp"
 #include "tessera/lbm/solver/field_output.hpp"
+#include "tessera/lbm/solver/forces.hpp"
 
 namespace tessera::lbm {
 
@@ -75,6 +76,15 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   int64_t last_ckpt_step = resume.empty() ? -1 : sim.step();  // the restart's checkpoint holds this step
   telemetry::Phases& ph = rec.phases();
   FieldOutput out(sim, units, c, opt.output_dir, c.get<bool>("output.vtk"), !resume.empty());
+  // Force / torque series of the obstacles (forces.csv, forces.h5); rows past a restart step are dropped.
+  ForceSeries forces(sim, units, c, opt.output_dir, resume.empty() ? -1 : sim.step());
+  auto sample_forces = [&] {
+    const int64_t s = sim.step();
+    if (!forces.active() || s == 0 || (s % forces.every() != 0 && s != steps)) return;
+    const auto t = clock::now();
+    forces.sample(sim, double(s) * units.dt, s == steps || (every > 0 && s % every == 0) || (ckpt_every > 0 && s % ckpt_every == 0));
+    ph.io += since(t);
+  };
   std::string last_ckpt = resume;
   auto checkpoint = [&] {
     const auto t = clock::now();
@@ -112,17 +122,19 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   while (sim.step() < steps) {
     const int64_t s = sim.step();
     const int64_t end = std::min({steps, next_multiple(s, every), next_multiple(s, ckpt_every),
-                                  next_multiple(s, progress_every), s + kStopCheck});
+                                  next_multiple(s, forces.every()), next_multiple(s, progress_every), s + kStopCheck});
     const auto t = clock::now();
     sim.advance(end - s);
     ph.compute += since(t);
     const double time = double(sim.step()) * units.dt;
     if ((every > 0 && sim.step() % every == 0) || sim.step() == steps)
       if (!output()) return finish(exit_code::runtime_error, "unstable");
+    sample_forces();
     if (ckpt_every > 0 && sim.step() % ckpt_every == 0) checkpoint();
     rec.update(sim.step(), time);
     if (sim.step() < steps && (signals::should_stop(comm) || any_rank(comm, opt.walltime_near(30.0)))) {
       if (last_ckpt_step != sim.step()) checkpoint();
+      forces.write_h5();
       log::warn("lbm: stopped early at step {} (signal or wall time); checkpoint {}: resubmit with --restart auto",
                 sim.step(), last_ckpt);
       return finish(exit_code::stopped_early, "signal or wall time");

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include "tessera/lbm/solver/app.hpp"
+#include "tessera/lbm/solver/forces.hpp"
+#include "tessera/lbm/solver/geometry.hpp"
 
 namespace tessera::lbm {
 
@@ -22,19 +24,22 @@ Schema make_schema() {
       .describe("Characteristic velocity: sets the time step through numerics.lattice_velocity");
   s.add_float_array("physics.acceleration", 3).default_array({0, 0, 0}).unit("m/s^2")
       .describe("Uniform body acceleration (Guo forcing)");
-  s.section("boundary", "Faces of the box: periodic (both faces of an axis), wall, or moving_wall");
+  s.add_float("physics.density").default_value(1.0).greater_than(0).unit("kg/m^3")
+      .describe("Reference density rho_0: scales forces (forces.csv) and pressures only");
+  s.section("boundary", "Faces of the box: periodic (both faces of an axis), wall, moving_wall, velocity_inlet, pressure_outlet");
   for (const char* f : kFaces) {
-    s.add_enum(std::string("boundary.") + f + ".type", {"periodic", "wall", "moving_wall"}).default_value("periodic")
-        .describe(std::string("Boundary on the ") + f + " face (half-way bounce-back for walls)");
+    s.add_enum(std::string("boundary.") + f + ".type", {"periodic", "wall", "moving_wall", "velocity_inlet", "pressure_outlet"})
+        .default_value("periodic")
+        .describe(std::string("Boundary on the ") + f + " face (half-way bounce-back for walls; regularized open boundaries)");
     s.add_float_array(std::string("boundary.") + f + ".velocity", 3).default_array({0, 0, 0}).unit("m/s")
-        .describe("Wall velocity of a moving_wall (tangential)");
+        .describe("Wall velocity of a moving_wall (tangential); inlet velocity (the maximum for a parabolic profile)");
+    s.add_enum(std::string("boundary.") + f + ".profile", {"uniform", "parabolic"}).default_value("uniform")
+        .describe("velocity_inlet profile: uniform, or parabolic across the wall-bounded tangential axes");
+    s.add_float(std::string("boundary.") + f + ".density").default_value(1.0).greater_than(0)
+        .describe("pressure_outlet density rho / rho_0 (p - p_0 = c_s^2 rho_0 (rho / rho_0 - 1) (dx/dt)^2)");
   }
-  Schema& ob = s.add_list("obstacles").describe("Solid bodies (half-way bounce-back)").entries();
-  ob.add_enum("shape", {"box", "sphere", "cylinder"}).required().describe("box: [lo, hi]; sphere: centre, radius; cylinder: axis along z");
-  ob.add_float_array("center", 3).default_array({0, 0, 0}).unit("m").describe("Centre (sphere, cylinder)");
-  ob.add_float("radius").default_value(0.0).min(0).unit("m").describe("Radius (sphere, cylinder)");
-  ob.add_float_array("lo", 3).default_array({0, 0, 0}).unit("m").describe("Lower corner (box)");
-  ob.add_float_array("hi", 3).default_array({0, 0, 0}).unit("m").describe("Upper corner (box)");
+  add_obstacle_keys(s);
+  add_force_keys(s);
   s.section("collision", "Collision operator");
   s.add_enum("collision.model", {"bgk", "trt", "regularized"}).default_value("trt").describe("BGK, TRT or regularized BGK");
   s.add_float("collision.magic").default_value(3.0 / 16.0).greater_than(0).describe("TRT magic parameter Lambda");
@@ -108,45 +113,21 @@ SimulationSpec spec_from_case(const Case& c, const Units& u) {
   for (int f = 0; f < 6; ++f) {
     const std::string base = std::string("boundary.") + kFaces[f];
     const std::string t = c.get<std::string>(base + ".type");
-    s.faces[size_t(f)].kind = t == "periodic" ? FaceBC::Periodic : FaceBC::Wall;
-    if (t == "moving_wall") {
+    FaceBC& fb = s.faces[size_t(f)];
+    fb.kind = t == "periodic" ? FaceBC::Periodic
+              : t == "velocity_inlet" ? FaceBC::VelocityInlet
+              : t == "pressure_outlet" ? FaceBC::PressureOutlet : FaceBC::Wall;
+    if (t == "moving_wall" || t == "velocity_inlet") {
       const auto v = c.get<std::array<double, 3>>(base + ".velocity");
-      for (int a = 0; a < 3; ++a) s.faces[size_t(f)].u[size_t(a)] = v[size_t(a)] * u.dt / u.dx;
+      for (int a = 0; a < 3; ++a) fb.u[size_t(a)] = v[size_t(a)] * u.dt / u.dx;
     }
+    fb.parabolic = c.get<std::string>(base + ".profile") == "parabolic";
+    fb.rho = c.get<double>(base + ".density");
   }
-  struct Body {
-    int shape;
-    double c[3], r, lo[3], hi[3];
-  };
-  std::vector<Body> bodies;
-  for (const Case& e : c.list("obstacles")) {
-    Body b{};
-    const std::string sh = e.get<std::string>("shape");
-    b.shape = sh == "box" ? 0 : (sh == "sphere" ? 1 : 2);
-    const auto cc = e.get<std::array<double, 3>>("center");
-    const auto lo = e.get<std::array<double, 3>>("lo");
-    const auto hi = e.get<std::array<double, 3>>("hi");
-    for (int a = 0; a < 3; ++a) b.c[a] = cc[size_t(a)], b.lo[a] = lo[size_t(a)], b.hi[a] = hi[size_t(a)];
-    b.r = e.get<double>("radius");
-    bodies.push_back(b);
-  }
-  if (!bodies.empty()) {
-    const double dx = u.dx;
-    const bool is2d = lattice_dim(s.lattice) == 2;
-    s.solid = [bodies, dx, is2d](int64_t i, int64_t j, int64_t k) {
-      const double p[3] = {(double(i) + 0.5) * dx, (double(j) + 0.5) * dx, is2d ? 0.0 : (double(k) + 0.5) * dx};
-      for (const Body& b : bodies) {
-        if (b.shape == 0) {
-          bool in = true;
-          for (int a = 0; a < (is2d ? 2 : 3); ++a) in = in && p[a] >= b.lo[a] && p[a] <= b.hi[a];
-          if (in) return true;
-        } else {
-          const double dx0 = p[0] - b.c[0], dy0 = p[1] - b.c[1], dz0 = (b.shape == 1 && !is2d) ? p[2] - b.c[2] : 0.0;
-          if (dx0 * dx0 + dy0 * dy0 + dz0 * dz0 <= b.r * b.r) return true;
-        }
-      }
-      return false;
-    };
+  Geometry geo = geometry_from_case(c, u.dx, s.lattice, s.global);
+  if (geo.body) {
+    s.body = geo.body;
+    s.solid = [b = geo.body](int64_t i, int64_t j, int64_t k) { return b(i, j, k) >= 0; };
   }
   return s;
 }

@@ -1,6 +1,7 @@
 #include "tessera/lbm/solver/simulation.hpp"
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 
 namespace tessera::lbm {
 
@@ -21,12 +22,41 @@ Simulation::Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec) : 
     TESSERA_REQUIRE(lo == hi, "a periodic axis needs both faces periodic");
     periodic[size_t(a)] = lo && !(is2d && a == 2);
   }
-  // Wall ids: 0 at rest, 1 + face for moving faces.
+  // Wall ids: 1 + face for the box faces (moving or not), kBodyWallId0 + b for bodies (at rest).
+  spec_.collision.walls = WallTable{};
   for (int f = 0; f < 6; ++f)
-    for (int a = 0; a < 3; ++a) spec_.collision.walls.u[1 + f][a] = float(spec_.faces[size_t(f)].u[size_t(a)]);
-  for (int a = 0; a < 3; ++a) spec_.collision.walls.u[0][a] = 0.0f;
+    if (spec_.faces[size_t(f)].kind == FaceBC::Wall)
+      for (int a = 0; a < 3; ++a)
+        spec_.collision.walls.u[kFaceWallId0 + f][a] = float(spec_.faces[size_t(f)].u[size_t(a)]);
 
   part_ = Partition::make(comm, spec_.global, periodic, spec_.rank_dims);
+  OpenTable& open = spec_.collision.open;
+  open = OpenTable{};
+  for (int f = 0; f < 6; ++f) {
+    const FaceBC& b = spec_.faces[size_t(f)];
+    if (!b.open()) continue;
+    const int ax = f / 2;
+    TESSERA_REQUIRE(!(is2d && ax == 2), "a 2-D lattice has no open z faces");
+    TESSERA_REQUIRE(spec_.global[size_t(ax)] >= 2, "an axis with an open face needs at least 2 cells");
+    for (int g2 = 0; g2 < 6; ++g2)
+      TESSERA_REQUIRE(g2 / 2 == ax || !spec_.faces[size_t(g2)].open(),
+                      "open faces (velocity inlet / pressure outlet) on two different axes meet at an edge: make "
+                      "one of them a wall or periodic");
+    OpenFace& o = open.face[f];
+    o.type = int8_t(b.kind == FaceBC::VelocityInlet ? 1 : 2);
+    o.normal[ax] = int8_t(f % 2 == 0 ? 1 : -1);
+    for (int a = 0; a < 3; ++a) {
+      o.u[a] = float(b.u[size_t(a)]);
+      o.parabolic[a] = int8_t(b.parabolic && a != ax && !periodic[size_t(a)] && !(is2d && a == 2));
+    }
+    o.rho = float(b.rho);
+    open.active = true;
+  }
+  for (int a = 0; a < 3; ++a) open.lo[a] = part_.lo[size_t(a)], open.global[a] = spec_.global[size_t(a)];
+  if (open.active && spec_.path == KernelPath::Tuned) {
+    log::warn("lbm: the tuned kernel has no open boundaries; using the reference kernel");
+    spec_.path = KernelPath::Reference;
+  }
   GridLayout g;
   g.nx = part_.size[0];
   g.ny = part_.size[1];
@@ -45,22 +75,38 @@ Simulation::Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec) : 
         const int64_t c = i + g.px() * (j + g.py() * k);
         int64_t x[3] = {part_.lo[0] + i - 1, part_.lo[1] + j - 1, part_.lo[2] + k - g.gz};
         int wall_face = -1;
+        bool open_ghost = false;  // beyond an open face: inactive (its slots are never used)
         for (int a = 0; a < 3; ++a) {
           if (x[a] >= 0 && x[a] < spec_.global[size_t(a)]) continue;
           if (periodic[size_t(a)]) {
             x[a] = wrap(x[a], spec_.global[size_t(a)]);
-          } else if (wall_face < 0) {
-            wall_face = 2 * a + (x[a] < 0 ? 0 : 1);
+          } else {
+            const int face = 2 * a + (x[a] < 0 ? 0 : 1);
+            if (spec_.faces[size_t(face)].open())
+              open_ghost = true;
+            else if (wall_face < 0)
+              wall_face = face;
           }
         }
-        if (wall_face >= 0) {
-          const auto& u = spec_.faces[size_t(wall_face)].u;
-          flags[std::size_t(c)] = make_wall(u[0] != 0 || u[1] != 0 || u[2] != 0 ? 1 + wall_face : 0);
+        if (open_ghost) {
+          flags[std::size_t(c)] = kInactive;
           continue;
         }
-        if (spec_.solid && spec_.solid(x[0], x[1], x[2])) {
-          flags[std::size_t(c)] = make_wall(0);
+        if (wall_face >= 0) {
+          flags[std::size_t(c)] = make_wall(kFaceWallId0 + wall_face);
           continue;
+        }
+        const int body = spec_.body ? spec_.body(x[0], x[1], x[2])
+                                    : (spec_.solid && spec_.solid(x[0], x[1], x[2]) ? 0 : -1);
+        if (body >= 0) {
+          TESSERA_REQUIRE(body < kMaxBodies, "at most 9 solid bodies are tracked (wall ids 7..15)");
+          flags[std::size_t(c)] = make_wall(kBodyWallId0 + body);
+          continue;
+        }
+        for (int f = 0; f < 6; ++f) {
+          const int a = f / 2;
+          if (open.face[f].type != 0 && x[a] == (f % 2 == 0 ? 0 : spec_.global[size_t(a)] - 1))
+            flags[std::size_t(c)] = make_open(f);
         }
         if (spec_.initial) {
           double rho = 1, u[3] = {0, 0, 0};
@@ -84,6 +130,20 @@ void Simulation::advance(int64_t steps) {
     halo_->exchange(ex_, *state_);
   }
   exec::fence(ex_);
+}
+
+std::vector<std::array<double, 6>> Simulation::wall_forces(const std::vector<int>& wall_ids) {
+  std::vector<double> loc(6 * wall_ids.size()), all(loc.size());
+  const int64_t lo[3] = {part_.lo[0], part_.lo[1], part_.lo[2]};
+  for (std::size_t b = 0; b < wall_ids.size(); ++b) {
+    const auto r = wall_force(ex_, *state_, spec_.collision, lo, wall_ids[b]);
+    for (int a = 0; a < 6; ++a) loc[6 * b + std::size_t(a)] = r[std::size_t(a)];
+  }
+  MPI_Allreduce(loc.data(), all.data(), int(loc.size()), MPI_DOUBLE, MPI_SUM, part_.comm);
+  std::vector<std::array<double, 6>> out(wall_ids.size());
+  for (std::size_t b = 0; b < wall_ids.size(); ++b)
+    for (int a = 0; a < 6; ++a) out[b][std::size_t(a)] = all[6 * b + std::size_t(a)];
+  return out;
 }
 
 io::LocalBox Simulation::local_box() const {

@@ -1,10 +1,14 @@
 // One flag byte per cell.
 //
-//   bits 0-1: kind   0 fluid, 1 wall (half-way bounce-back), 2 inactive (never read, never written)
-//   bits 2-5: wall id for kind 1: index into CollisionParams::wall_u (id 0 is a wall at rest)
+//   bits 0-1: kind   0 fluid, 1 wall (half-way bounce-back), 2 inactive (never read, never written),
+//                    3 open: a fluid cell next to an open face (velocity inlet / pressure outlet)
+//   bits 2-5: wall id for kind 1: index into CollisionParams::walls (id 0 is a wall at rest);
+//             face index (0..5: x-, x+, y-, y+, z-, z+) for kind 3 (open_boundary.hpp)
 //
-// A wall's velocity enters through Ladd's moving-wall correction (see stream_collide.hpp). Fluid cells
-// are the only cells updated; walls and inactive cells keep whatever their slots hold.
+// A wall's velocity enters through Ladd's moving-wall correction (see stream_collide.hpp). Fluid and
+// open cells are the cells updated (is_fluid); walls and inactive cells keep whatever their slots hold.
+// Open cells complete their unknown populations before the collision (open_boundary.hpp); only the
+// portable kernel does that, so a lattice with open cells must use KernelPath::Reference.
 #pragma once
 #include <cstdint>
 
@@ -15,11 +19,14 @@ namespace tessera::lbm {
 inline constexpr uint8_t kFluid = 0;
 inline constexpr uint8_t kWall = 1;
 inline constexpr uint8_t kInactive = 2;
+inline constexpr uint8_t kOpen = 3;
 inline constexpr int kMaxWallIds = 16;
 
 TESSERA_HD constexpr uint8_t flag_kind(uint8_t f) { return uint8_t(f & 3u); }
 TESSERA_HD constexpr int flag_wall_id(uint8_t f) { return int(f >> 2) & 15; }
 TESSERA_HD constexpr uint8_t make_wall(int id) { return uint8_t(kWall | (uint8_t(id & 15) << 2)); }
-TESSERA_HD constexpr bool is_fluid(uint8_t f) { return flag_kind(f) == kFluid; }
+TESSERA_HD constexpr uint8_t make_open(int face) { return uint8_t(kOpen | (uint8_t(face & 15) << 2)); }
+// Cells that are updated and hold valid populations: plain fluid and open-boundary cells.
+TESSERA_HD constexpr bool is_fluid(uint8_t f) { return flag_kind(f) == kFluid || flag_kind(f) == kOpen; }
 
 }  // namespace tessera::lbm

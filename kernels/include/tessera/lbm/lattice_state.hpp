@@ -3,6 +3,7 @@
 // dispatch on lattice, precision and collision model to template instances (compile-time variants,
 // run-time choice) and run on the state's execution space.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct CollisionParams {
   double smagorinsky = 0.0;    // Smagorinsky constant C_s (0: off)
   double force[3] = {0, 0, 0}; // uniform body-force density, lattice units
   WallTable walls{};           // wall velocities by wall id (flags.hpp); id 0 should stay at rest
+  OpenTable open{};            // open faces (velocity inlet / pressure outlet) of cells flagged kOpen
 };
 
 // Reference: exec::parallel_for over the portable functor (host or device). Tuned: the hand-written
@@ -73,6 +75,11 @@ void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams
 // Density and velocity (Guo-corrected, as in the collision) at the current time, padded arrays.
 // Non-fluid cells get rho = 1, u = 0.
 void compute_moments(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p, float* rho, float* u);
+// Force and moment (about the global origin) on the walls of one wall id by momentum exchange over this
+// rank's fluid cells: (Fx, Fy, Fz, Mx, My, Mz), lattice units (momentum_exchange.hpp). lo: the rank's first
+// owned cell in global indices. Valid after at least one step.
+std::array<double, 6> wall_force(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p,
+                                 const int64_t lo[3], int wall_id);
 // Whether the tuned path exists in this build for this lattice and precision.
 bool tuned_available(LatticeKind lattice, Precision precision);
 

@@ -20,6 +20,7 @@
 #include "tessera/lbm/collision.hpp"
 #include "tessera/lbm/flags.hpp"
 #include "tessera/lbm/grid.hpp"
+#include "tessera/lbm/open_boundary.hpp"
 #include "tessera/lbm/storage.hpp"
 
 namespace tessera::lbm {
@@ -109,19 +110,54 @@ TESSERA_HD inline void update_cell(S* __restrict__ f, const uint8_t* __restrict_
   aa_store<L, S, A>(f, flags, a.grid, a.odd, walls, c, fq);
 }
 
-// The portable reference body: one fluid cell per call.
+// Populations f_q(x) of an open-boundary cell (local interior (i, j, k), padded index c) before
+// collision, completed and regularized (open_boundary.hpp); F returns the cell's force density.
+template <class L, class S, class A>
+TESSERA_HD inline void open_load(const S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
+                                 const OpenTable& t, int64_t c, int64_t i, int64_t j, int64_t k, A (&fq)[L::Q],
+                                 A (&F)[3]) {
+  aa_load<L, S, A>(f, flags, a.grid, a.odd, a.walls, c, fq);
+  F[0] = a.Fx, F[1] = a.Fy, F[2] = a.Fz;
+  if (a.force) {
+    const int64_t n = a.grid.cells();
+    F[0] += A(a.force[c]);
+    F[1] += A(a.force[n + c]);
+    F[2] += A(a.force[2 * n + c]);
+  }
+  const OpenFace& b = t.face[flag_wall_id(flags[c])];
+  A ux = 0, uy = 0, uz = 0;
+  if (b.type == 1) open_inlet_velocity<A>(t, b, i, j, k, ux, uy, uz);
+  open_reconstruct<L, A>(fq, b, ux, uy, uz, F[0], F[1], F[2]);
+}
+
+// One update of an open-boundary cell: load and complete, collide, store (portable path only).
+template <class L, class S, CollisionKind K, class A>
+TESSERA_HD inline void update_open_cell(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
+                                        const OpenTable& t, int64_t c, int64_t i, int64_t j, int64_t k) {
+  A fq[L::Q], F[3];
+  open_load<L, S, A>(f, flags, a, t, c, i, j, k, fq, F);
+  collide<L, K, A>(fq, a.relax, F[0], F[1], F[2]);
+  aa_store<L, S, A>(f, flags, a.grid, a.odd, a.walls, c, fq);
+}
+
+// The portable reference body: one cell per call (fluid cells, and open-boundary cells when the lattice
+// has open faces).
 template <class L, class S, CollisionKind K>
 struct StreamCollideAA {
   using A = typename Storage<S>::Real;
   S* f;
   const uint8_t* flags;
   StepArgs<A> a;
+  OpenTable open{};
 
-  TESSERA_HD void update(int64_t c) const {
-    if (!is_fluid(flags[c])) return;
-    update_cell<L, S, K, A>(f, flags, a, a.walls, c);
+  TESSERA_HD void operator()(int64_t i, int64_t j, int64_t k) const {
+    const int64_t c = a.grid.cell(i, j, k);
+    const uint8_t kind = flag_kind(flags[c]);
+    if (kind == kFluid)
+      update_cell<L, S, K, A>(f, flags, a, a.walls, c);
+    else if (kind == kOpen)
+      update_open_cell<L, S, K, A>(f, flags, a, open, c, i, j, k);
   }
-  TESSERA_HD void operator()(int64_t i, int64_t j, int64_t k) const { update(a.grid.cell(i, j, k)); }
 };
 
 }  // namespace tessera::lbm

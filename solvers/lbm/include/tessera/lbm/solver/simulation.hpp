@@ -16,12 +16,23 @@
 
 namespace tessera::lbm {
 
-// Boundary on one face of the global box: periodic (both faces of an axis), or a half-way
-// bounce-back wall moving with velocity u (lattice units).
+// Boundary on one face of the global box: periodic (both faces of an axis), a half-way bounce-back wall
+// moving with velocity u, a velocity inlet (u: uniform value or profile maximum) or a pressure outlet
+// (density rho); lattice units. Open faces: kernels/include/tessera/lbm/open_boundary.hpp. Open faces on
+// two different axes must not meet (their common edge would have no defined state).
 struct FaceBC {
-  enum Kind { Periodic, Wall } kind = Periodic;
+  enum Kind { Periodic, Wall, VelocityInlet, PressureOutlet } kind = Periodic;
   std::array<double, 3> u{0, 0, 0};
+  bool parabolic = false;  // inlet profile: parabolic across the wall-bounded tangential axes
+  double rho = 1.0;        // outlet density (rho / rho_0)
+  bool open() const { return kind == VelocityInlet || kind == PressureOutlet; }
 };
+
+// Wall ids in the cell flags (flags.hpp): the wall of box face f (x-, x+, y-, y+, z-, z+) has id
+// 1 + f, solid body b has id kBodyWallId0 + b; forces are reported per id (momentum_exchange.hpp).
+inline constexpr int kFaceWallId0 = 1;
+inline constexpr int kBodyWallId0 = 7;
+inline constexpr int kMaxBodies = kMaxWallIds - kBodyWallId0;
 
 struct SimulationSpec {
   LatticeKind lattice = LatticeKind::D2Q9;
@@ -33,6 +44,9 @@ struct SimulationSpec {
   KernelPath path = KernelPath::Reference;
   // Optional: true for solid cells (global cell indices).
   std::function<bool(int64_t, int64_t, int64_t)> solid;
+  // Optional: the body index (0 .. kMaxBodies-1) of a solid cell, -1 for fluid; when set it decides the
+  // flags (`solid` must agree: it is what the field output shows).
+  std::function<int(int64_t, int64_t, int64_t)> body;
   // Optional: initial density and velocity at a cell centre (global cell indices); default rho 1, u 0.
   std::function<void(int64_t, int64_t, int64_t, double& rho, double u[3])> initial;
 };
@@ -47,6 +61,10 @@ class Simulation {
   void local_moments(std::vector<float>& rho, std::vector<float>& u);
   // This rank's owned cells in global indices (io's view of the partition).
   io::LocalBox local_box() const;
+  // Collective. Force and moment about the global origin on the walls of each id, summed over ranks:
+  // (Fx, Fy, Fz, Mx, My, Mz) in lattice units, positions in cells (momentum exchange; after >= 1 step).
+  std::vector<std::array<double, 6>> wall_forces(const std::vector<int>& wall_ids);
+  bool has_open_faces() const { return spec_.collision.open.active; }
 
   // Checkpoints (simulation_checkpoint.cpp). Collective. The populations are stored as their raw
   // storage words (bit-exact for fp64/fp32/fp16) in GLOBAL layout, so a restart may use another rank
