@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <numeric>
 
 #include "h5_util.hpp"
@@ -197,6 +198,76 @@ void H5mdWriter::append(int64_t step, double time, const std::array<double, 3>& 
   }
   mpi::agree(comm_, ok, err);
   ++frames_;
+}
+
+}  // namespace tessera::io
+
+namespace tessera::io {
+
+namespace {
+// Shrinks the first (frame) dimension of dataset `name` to `frames`.
+void truncate_rows(hid_t file, const std::string& name, int64_t frames, const std::string& path) {
+  h5::Hid d = h5::open_dataset(file, name, path);
+  std::vector<hsize_t> dims = h5::dims(d);
+  if (dims.empty() || int64_t(dims[0]) <= frames) return;
+  dims[0] = hsize_t(frames);
+  h5::check_status(H5Dset_extent(d, dims.data()), "truncating " + name, path);
+}
+}  // namespace
+
+int64_t H5mdWriter::resume(int64_t last_step) {
+  TESSERA_REQUIRE(frames_ == 0, "H5mdWriter::resume must be called before the first append");
+  int64_t kept = 0, n = -1, vel = 0;
+  bool ok = true;
+  std::string err;
+  if (rank_ == 0 && std::filesystem::exists(path_)) {
+    try {
+      const std::string grp = "particles/" + opt_.group;
+      h5::Hid f(h5::check(H5Fopen(path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT), "reopening to resume", path_));
+      h5::Hid ds = h5::open_dataset(f, grp + "/position/step", path_);
+      const int64_t total = int64_t(h5::dims(ds)[0]);
+      std::vector<int64_t> steps(static_cast<std::size_t>(total));
+      std::vector<double> times(static_cast<std::size_t>(total));
+      if (total > 0) {
+        h5::check_status(H5Dread(ds, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, steps.data()), "reading steps", path_);
+        h5::Hid dt = h5::open_dataset(f, grp + "/position/time", path_);
+        h5::check_status(H5Dread(dt, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, times.data()), "reading times", path_);
+      }
+      while (kept < total && steps[std::size_t(kept)] <= last_step) ++kept;
+      vel = h5::exists(f, grp + "/velocity") ? 1 : 0;
+      n = int64_t(h5::dims(h5::open_dataset(f, grp + "/position/value", path_))[1]);
+      std::vector<std::string> elements{grp + "/box/edges", grp + "/position", grp + "/id", grp + "/species"};
+      if (vel) elements.push_back(grp + "/velocity");
+      for (const std::string& e : elements)
+        for (const char* part : {"/step", "/time", "/value"}) truncate_rows(f, e + part, kept, path_);
+      h5::check_status(H5Fclose(f.release()), "closing", path_);
+      for (int64_t k = 0; k < kept; ++k) impl_->frames.push_back({steps[std::size_t(k)], times[std::size_t(k)], k});
+      if (opt_.xdmf_sidecar && kept > 0) {
+        std::vector<XdmfParticleArray> arrays;
+        const int pb = opt_.position_float32 ? 4 : 8;
+        if (vel) arrays.push_back({"velocity", 3, false, pb});
+        arrays.push_back({"id", 1, true, 8});
+        arrays.push_back({"species", 1, true, 4});
+        write_file_atomic(xdmf_path(), xdmf_particle_series(base_name(path_), opt_.group, n, kept, pb, arrays,
+                                                            impl_->frames));
+      }
+    } catch (const std::exception& e) {
+      ok = false;
+      err = e.what();
+    }
+  }
+  mpi::agree(comm_, ok, err);
+  mpi::bcast(comm_, kept);
+  mpi::bcast(comm_, n);
+  mpi::bcast(comm_, vel);
+  if (kept > 0) {
+    frames_ = kept;
+    n_ = n;
+    has_velocity_ = vel != 0;
+  } else if (rank_ == 0) {
+    impl_->frames.clear();
+  }
+  return kept;
 }
 
 }  // namespace tessera::io

@@ -7,5 +7,7 @@ list(APPEND TESSERA_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/bond_list.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/forces.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/integrate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/msd.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/walls.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/nose_hoover.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lattice.cpp)

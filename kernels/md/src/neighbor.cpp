@@ -31,9 +31,10 @@ struct WrapBin {
     int c0 = int((p.x[i] - box.lo[0]) / box.L[0] * nc0);
     int c1 = int((p.y[i] - box.lo[1]) / box.L[1] * nc1);
     int c2 = int((p.z[i] - box.lo[2]) / box.L[2] * nc2);
-    c0 = c0 < nc0 ? c0 : nc0 - 1;
-    c1 = c1 < nc1 ? c1 : nc1 - 1;
-    c2 = c2 < nc2 ? c2 : nc2 - 1;
+    // Clamp: on a non-periodic (walled) axis a particle may sit marginally outside [lo, lo + L).
+    c0 = c0 < 0 ? 0 : (c0 < nc0 ? c0 : nc0 - 1);
+    c1 = c1 < 0 ? 0 : (c1 < nc1 ? c1 : nc1 - 1);
+    c2 = c2 < 0 ? 0 : (c2 < nc2 ? c2 : nc2 - 1);
     key[i] = c0 + nc0 * (c1 + nc1 * c2);
     idx[i] = int(i);
   }
@@ -135,7 +136,7 @@ void ensure(Buffer<T>& b, std::size_t n, MemKind mk, const char* label) {
 
 void check_range(const Box& box, double range, const char* what) {
   for (int a = 0; a < 3; ++a)
-    if (!(2 * range <= box.L[a]))
+    if (box.periodic[a] && !(2 * range <= box.L[a]))
       TESSERA_THROW(std::string(what) + ": cut-off + skin = " + std::to_string(range) + " is more than half the box (L[" +
                     std::to_string(a) + "] = " + std::to_string(box.L[a]) +
                     "); use a larger system or a shorter cut-off/skin (minimum image needs 2 (rc + skin) <= L)");

@@ -84,6 +84,8 @@ void Particles::permute(const exec::Exec& ex, const int* order) {
   for (auto* b : {&x, &y, &z, &vx, &vy, &vz, &fx, &fy, &fz, &pe, &vir}) permute_one(ex, *b, order, n_);
   for (auto* b : {&type, &ix, &iy, &iz}) permute_one(ex, *b, order, n_);
   permute_one(ex, id, order, n_);
+  if (has_reference())
+    for (auto* b : {&rx0, &ry0, &rz0}) permute_one(ex, *b, order, n_);
 }
 
 }  // namespace tessera::md

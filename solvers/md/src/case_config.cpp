@@ -57,6 +57,16 @@ Schema build_schema() {
       .describe("harmonic: k/2 (r - r0)^2; fene: -K R0^2/2 ln(1 - (r/R0)^2)");
   s.add_float("bonds.k").default_value(30.0).greater_than(0).describe("Harmonic k or FENE K");
   s.add_float("bonds.r0").default_value(1.5).greater_than(0).unit("length").describe("Harmonic r0 or FENE R0");
+  s.section("walls", "Walls: an axis with walls is not periodic (LJ 9-3 wall at both faces)");
+  for (const char* ax : {"walls.x", "walls.y", "walls.z"})
+    s.add_enum(ax, {"none", "lj93"}).default_value("none")
+        .describe("none: periodic axis; lj93: U(h) = eps [(2/15)(sigma/h)^9 - (sigma/h)^3] - U(rc) at both faces");
+  s.add_float("walls.epsilon").default_value(1.0).greater_than(0).unit("energy").describe("Wall strength eps");
+  s.add_float("walls.sigma").default_value(1.0).greater_than(0).unit("length").describe("Wall sigma");
+  s.add_float("walls.cutoff").default_value(0.0).min(0).unit("length")
+      .describe("Wall cut-off; 0 = (2/5)^(1/6) sigma, the minimum: a purely repulsive wall");
+  s.add_float("walls.gap").default_value(1.0).min(0).unit("length")
+      .describe("On a walled axis the box spans the initial particles plus this gap at each face");
   s.section("neighbor", "Neighbour list");
   s.add_float("neighbor.skin").default_value(0.3).min(0).unit("length").describe("Verlet skin");
   s.add_int("neighbor.sort_every").default_value(20).min(0)
@@ -80,6 +90,11 @@ Schema build_schema() {
   s.add_bool("output.thermo_csv").default_value(true).describe("Write thermo.csv in the output directory");
   s.add_int("output.trajectory_every").default_value(0).min(0)
       .describe("Steps between H5MD frames (trajectory.h5 + .xdmf for ParaView); 0 = none");
+  s.add_int("output.msd_every").default_value(0).min(0)
+      .describe("Steps between rows of msd.csv (mean-square displacement of unwrapped positions since step 0); 0 = none");
+  s.add_int("output.checkpoint_every").default_value(0).min(0)
+      .describe("Checkpoint every N steps and at the end (0: only when stopped by a signal or --max-walltime)");
+  s.add_int("output.checkpoint_keep").default_value(3).min(0).describe("Checkpoints kept (older ones deleted); 0 = all");
 
   s.add_check("ntypes", {"system.mass", "pair.epsilon", "pair.sigma"}, [](const Case& c) -> std::string {
     const auto m = c.get<std::vector<double>>("system.mass");
@@ -145,6 +160,14 @@ CaseConfig read_config(const Case& c) {
   k.bond_style = c.get<std::string>("bonds.style");
   k.bond_k = c.get<double>("bonds.k");
   k.bond_r0 = c.get<double>("bonds.r0");
+  {
+    bool axes[3];
+    const char* keys[3] = {"walls.x", "walls.y", "walls.z"};
+    for (int a = 0; a < 3; ++a) axes[a] = c.get<std::string>(keys[a]) == "lj93";
+    k.sim.walls = WallParam::make(axes, c.get<double>("walls.epsilon"), c.get<double>("walls.sigma"),
+                                  c.get<double>("walls.cutoff"));
+    k.wall_gap = c.get<double>("walls.gap");
+  }
   k.sim.skin = c.get<double>("neighbor.skin");
   k.sim.sort_every = c.get<int>("neighbor.sort_every");
   k.sim.neighbor_capacity = c.get<int>("neighbor.capacity");
@@ -160,6 +183,10 @@ CaseConfig read_config(const Case& c) {
   k.thermo_every = c.get<int64_t>("output.thermo_every");
   k.thermo_csv = c.get<bool>("output.thermo_csv");
   k.trajectory_every = c.get<int64_t>("output.trajectory_every");
+  k.msd_every = c.get<int64_t>("output.msd_every");
+  k.sim.msd = k.msd_every > 0;
+  k.checkpoint_every = c.get<int64_t>("output.checkpoint_every");
+  k.checkpoint_keep = c.get<int>("output.checkpoint_keep");
 
   if (k.pair_style == "wca") k.cutoff = std::pow(2.0, 1.0 / 6.0) * *std::max_element(k.sigma.begin(), k.sigma.end());
   return k;

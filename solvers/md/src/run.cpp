@@ -1,64 +1,51 @@
-// `md case.yaml`: build the system, run the time loop with thermo output, print the summary.
+// `md case.yaml`: build (or restore) the system, run the time loop with its time series, checkpoints and
+// stop requests, print the summary and write the run manifest.
+//
+// Stopping well (docs/md.md, "Batch jobs"): SIGTERM/SIGINT/SIGUSR1 or --max-walltime make the loop
+// finish the current step, write a checkpoint, the series and run.json, and return
+// exit_code::stopped_early (3); `--restart auto` continues from the newest valid checkpoint.
 #include "tessera/md/run.hpp"
 
 #include <chrono>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <memory>
-#include <vector>
 
 #include <fmt/format.h>
 
 #include "tessera/core/log.hpp"
+#include "tessera/core/manifest.hpp"
+#include "tessera/core/signals.hpp"
 #include "tessera/core/telemetry.hpp"
-#include "tessera/io/h5md.hpp"
+#include "tessera/io/checkpoint.hpp"
 #include "tessera/md/case_config.hpp"
+#include "tessera/md/output.hpp"
 #include "tessera/md/simulation.hpp"
 #include "tessera/md/system_builder.hpp"
 
 namespace tessera::md {
 
 namespace {
-std::string thermo_line(const Thermo& t, const Units& u) {
-  (void)u;
-  return fmt::format("{:>10} {:>12.5f} {:>10.5f} {:>12.6f} {:>12.6f} {:>12.6f} {:>12.6f} {:>14.8f}", t.step, t.time,
-                     t.temperature, t.ke, t.pe, t.etotal, t.pressure, t.conserved);
-}
-// One H5MD frame: particles ordered by id by the writer; positions wrapped into the box.
-void write_frame(io::H5mdWriter& w, Simulation& sim) {
-  HostParticles h;
-  sim.particles().download(h);
-  const auto n = std::size_t(h.size());
-  std::vector<double> pos(3 * n), vel(3 * n);
-  std::vector<int32_t> species(h.type.begin(), h.type.end());
-  for (std::size_t i = 0; i < n; ++i) {
-    double x[3] = {h.x[i], h.y[i], h.z[i]};
-    for (int a = 0; a < 3; ++a) sim.box().wrap(x[a], a);
-    pos[3 * i] = x[0], pos[3 * i + 1] = x[1], pos[3 * i + 2] = x[2];
-    vel[3 * i] = h.vx[i], vel[3 * i + 1] = h.vy[i], vel[3 * i + 2] = h.vz[i];
-  }
-  const Box& b = sim.box();
-  w.append(sim.step_count(), sim.time(), {b.L[0], b.L[1], b.L[2]},
-           io::ParticleFrameView{int64_t(n), h.id.data(), species.data(), pos.data(), vel.data()});
-}
-}  // namespace
+using clock = std::chrono::steady_clock;
+double since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
 
-int run(Runtime& rt, const Case& c, const RunOptions& opt) {
-  if (rt.size() != 1)
-    TESSERA_THROW(fmt::format("md: this version runs on one rank (got {}); the spatial decomposition over MPI ranks "
-                              "is not implemented yet: run without mpiexec, or with -n 1",
-                              rt.size()));
-  if (!opt.restart.empty()) TESSERA_THROW("md: --restart is not supported yet (checkpoints are not written by md)");
-  const CaseConfig k = read_config(c);
+bool any_rank(MPI_Comm comm, bool local) {
+  int l = local ? 1 : 0, r = 0;
+  MPI_Allreduce(&l, &r, 1, MPI_INT, MPI_LOR, comm);
+  return r != 0;
+}
+
+// The checkpoint to resume from: "" (none), a path, or for "auto" the newest valid one in the output dir.
+std::string restart_path(const RunOptions& opt) {
+  if (opt.restart != "auto") return opt.restart;
+  const auto p = io::find_latest_valid_checkpoint(opt.output_dir);
+  if (!p) log::info("md: --restart auto: no valid checkpoint in {}, starting from the initial state", opt.output_dir);
+  return p ? *p : "";
+}
+
+void log_setup(const CaseConfig& k, const Simulation& sim, std::size_t nbonds, exec::Space space) {
   const Units& u = k.sim.units;
-  const InitialSystem init = build_initial(k, u);
-  const int ntypes = int(k.mass.size());
-  Simulation sim(rt.space(), k.sim, init.box, init.particles, build_potential(rt.space(), k, ntypes), init.bonds,
-                 build_bond_params(k));
+  const Box& b = sim.box();
   log::info("md: {} atoms, {} bonds, box {:.4f} x {:.4f} x {:.4f} {}, {} on {}, dt = {} {}, {} precision", sim.natoms(),
-            init.bonds.size(), init.box.L[0], init.box.L[1], init.box.L[2], u.length, to_string(k.sim.integrator),
-            exec::to_string(rt.space()), k.sim.dt, u.time, k.sim.precision == Precision::dbl ? "double" : "mixed");
+            nbonds, b.L[0], b.L[1], b.L[2], u.length, to_string(k.sim.integrator), exec::to_string(space), k.sim.dt,
+            u.time, k.sim.precision == Precision::dbl ? "double" : "mixed");
   if (u.name == "real")
     log::info("units real: length Angstrom, time fs, energy kcal/mol, mass g/mol, temperature K, pressure atm; "
               "k_B = {} kcal/mol/K; 1 (kcal/mol/A)/(g/mol) = {:.6g} A/fs^2", u.kB, u.ftm2v);
@@ -67,35 +54,85 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   if (k.sim.tail)
     log::info("tail corrections: E_tail/N = {:.6f}, P_tail = {:.6f}", sim.tail_energy() / double(sim.natoms()),
               sim.tail_pressure() * u.nktv2p);
+  for (int a = 0; a < 3; ++a)
+    if (!b.periodic[a])
+      log::info("walls on axis {}: 9-3 wall at {} and {}", "xyz"[a], b.lo[a], b.lo[a] + b.L[a]);
+}
+}  // namespace
 
-  sim.setup();
-  std::FILE* csv = nullptr;
-  if (k.thermo_csv && rt.rank() == 0) {
-    const std::string path = (std::filesystem::path(opt.output_dir) / "thermo.csv").string();
-    csv = std::fopen(path.c_str(), "w");
-    if (!csv) TESSERA_THROW("cannot write " + path + ": check the output directory (-o)");
-    std::fprintf(csv, "# units %s; per-atom energies; conserved = the integrator's conserved quantity per atom\n",
-                 u.name.c_str());
-    std::fprintf(csv, "step,time,temperature,ke,pe,etotal,pressure,conserved\n");
+int run(Runtime& rt, const Case& c, const RunOptions& opt) {
+  if (rt.size() != 1)
+    TESSERA_THROW(fmt::format("md: this version runs on one rank (got {}); the spatial decomposition over MPI ranks "
+                              "is not implemented yet: run without mpiexec, or with -n 1",
+                              rt.size()));
+  const MPI_Comm comm = rt.comm();
+  const CaseConfig k = read_config(c);
+  const InitialSystem init = build_initial(k, k.sim.units);
+  Simulation sim(rt.space(), k.sim, init.box, init.particles, build_potential(rt.space(), k, int(k.mass.size())),
+                 init.bonds, build_bond_params(k));
+  log_setup(k, sim, init.bonds.size(), rt.space());
+
+  std::vector<char*> argv;
+  for (const auto& a : opt.command_line) argv.push_back(const_cast<char*>(a.c_str()));
+  nlohmann::json manifest = base_manifest(rt, int(argv.size()), argv.data());
+  manifest["solver"] = "md";
+  manifest["case_file"] = opt.case_path;
+  manifest["case_hash"] = c.hash_hex();
+  manifest["atoms"] = sim.natoms();
+
+  const std::string resume = opt.restart.empty() ? "" : restart_path(opt);
+  if (resume.empty()) {
+    sim.setup();
+  } else {
+    io::LoadOptions lo;
+    lo.expected_case_hash = c.hash_hex();
+    lo.expected_case_text = c.yaml();
+    sim.restore(io::CheckpointReader(comm, resume, lo));
+    log::info("md: restarted from {} at step {}, t = {}", resume, sim.step_count(), sim.time());
+    manifest["restarted_from"] = resume;
   }
-  auto emit = [&](const Thermo& t) {
-    log::info("{}", thermo_line(t, u));
-    if (csv) {
-      std::fprintf(csv, "%lld,%.10g,%.10g,%.12g,%.12g,%.12g,%.10g,%.12g\n", static_cast<long long>(t.step), t.time,
-                   t.temperature, t.ke, t.pe, t.etotal, t.pressure, t.conserved);
-      std::fflush(csv);
-    }
+  RunOutput out(rt, c, k, sim, opt.output_dir, resume.empty() ? -1 : sim.step_count());
+  out.thermo_header();
+  if (resume.empty()) {
+    out.thermo(sim.thermo());
+    if (k.trajectory_every > 0) out.frame(sim);
+    if (k.msd_every > 0) out.msd(sim);
+  }
+
+  telemetry::Phases ph;
+  io::CheckpointOptions copt;
+  copt.keep_last = k.checkpoint_keep;
+  std::string last_ckpt = resume;
+  int64_t last_ckpt_step = resume.empty() ? -1 : sim.step_count();
+  auto checkpoint = [&] {
+    const auto t = clock::now();
+    io::CheckpointMeta m;
+    m.case_hash = c.hash_hex();
+    m.case_text = c.yaml();
+    m.solver = "md";
+    last_ckpt = sim.write_checkpoint(comm, opt.output_dir, m, copt);
+    last_ckpt_step = sim.step_count();
+    ph.io += since(t);
   };
-  log::info("{:>10} {:>12} {:>10} {:>12} {:>12} {:>12} {:>12} {:>14}", "step", "time", "temp", "ke/N", "pe/N", "etot/N",
-            "press", "conserved/N");
-  emit(sim.thermo());
-  std::unique_ptr<io::H5mdWriter> traj;
-  if (k.trajectory_every > 0) {
-    io::H5mdOptions ho;
-    ho.case_text = c.yaml();
-    traj = std::make_unique<io::H5mdWriter>(rt.comm(), (std::filesystem::path(opt.output_dir) / "trajectory.h5").string(), ho);
-    write_frame(*traj, sim);
-  }
+  const int64_t first_step = sim.step_count();
+  auto finish = [&](int status, const char* why) {
+    const auto& st = sim.neighbors().stats();
+    manifest["exit_status"] = status;
+    manifest["stop_reason"] = why;
+    manifest["steps"] = sim.step_count();
+    manifest["total_steps"] = k.steps;
+    manifest["wall_time_s"] = opt.elapsed_s();
+    manifest["timings_s"] = {{"compute", ph.compute}, {"io", ph.io}};
+    manifest["atom_steps_per_s"] =
+        ph.compute > 0 ? double(sim.natoms()) * double(sim.step_count() - first_step) / ph.compute : 0.0;
+    manifest["neighbor"] = {{"builds", st.builds}, {"regrows", st.regrows}, {"max_count", st.max_count}};
+    manifest["output"] = {{"trajectory", out.trajectory_path()}, {"xdmf", out.xdmf_path()},
+                          {"last_checkpoint", last_ckpt}};
+    // GPU telemetry (energy, power) joins the manifest here.
+    write_manifest(rt, opt.output_dir, manifest);
+    return status;
+  };
+
   telemetry::Progress progress({.unit = "Matom-steps/s",
                                 .work_per_step = double(sim.natoms()),
                                 .unit_scale = 1e-6,
@@ -104,25 +141,44 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
                                 .every_seconds = 10.0,
                                 .quiet = opt.quiet,
                                 .rank = rt.rank()});
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int64_t s = 1; s <= k.steps; ++s) {
+  // Ranks agree on stopping (signal or wall time: one MPI_Allreduce) every kStopCheck steps.
+  constexpr int64_t kStopCheck = 10;
+  constexpr double kWalltimeMarginS = 30.0;
+  while (sim.step_count() < k.steps) {
+    const int64_t s = sim.step_count() + 1;
     const bool thermo_due = s % k.thermo_every == 0 || s == k.steps;
+    auto t = clock::now();
     sim.step(thermo_due);
-    if (thermo_due) emit(sim.thermo());
-    if (traj && s % k.trajectory_every == 0) write_frame(*traj, sim);
-    progress.update(sim.step_count(), sim.time());
+    ph.compute += since(t);
+    t = clock::now();
+    if (thermo_due) out.thermo(sim.thermo());
+    if (k.trajectory_every > 0 && s % k.trajectory_every == 0) out.frame(sim);
+    if (k.msd_every > 0 && s % k.msd_every == 0) out.msd(sim);
+    ph.io += since(t);
+    if (k.checkpoint_every > 0 && s % k.checkpoint_every == 0) checkpoint();
+    progress.update(s, sim.time(), ph);
+    // Per-step telemetry sampling (GPU power/energy) belongs here, next to the progress line.
+    if (s < k.steps && s % kStopCheck == 0 &&
+        (signals::should_stop(comm) || any_rank(comm, opt.walltime_near(kWalltimeMarginS)))) {
+      if (last_ckpt_step != s) checkpoint();
+      progress.finish(s, sim.time(), ph);
+      log::warn("md: stopped early at step {} (signal or wall time); checkpoint {}: resubmit with --restart auto", s,
+                last_ckpt);
+      return finish(exit_code::stopped_early, "signal or wall time");
+    }
   }
   exec::fence(sim.exec());
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  progress.finish(sim.step_count(), sim.time());
-  if (csv) std::fclose(csv);
-  if (traj) log::info("trajectory: {} frames in {} (ParaView: open {})", traj->frames(), traj->path(), traj->xdmf_path());
+  progress.finish(sim.step_count(), sim.time(), ph);
+  if (k.checkpoint_every > 0 && last_ckpt_step != sim.step_count()) checkpoint();  // so that the run can be extended
+  if (out.frames() > 0)
+    log::info("trajectory: {} frames in {} (ParaView: open {})", out.frames(), out.trajectory_path(), out.xdmf_path());
   const auto& st = sim.neighbors().stats();
+  const int64_t done = sim.step_count() - first_step;
   log::info("done: {} steps of {} atoms in {:.3f} s: {:.4g} atom-steps/s; {} neighbour-list builds ({:.3f} s, "
             "{} regrowths, max {} neighbours)",
-            k.steps, sim.natoms(), secs, secs > 0 ? double(k.steps) * double(sim.natoms()) / secs : 0.0, st.builds,
-            st.build_ms * 1e-3, st.regrows, st.max_count);
-  return exit_code::ok;
+            done, sim.natoms(), ph.compute, ph.compute > 0 ? double(done) * double(sim.natoms()) / ph.compute : 0.0,
+            st.builds, st.build_ms * 1e-3, st.regrows, st.max_count);
+  return finish(exit_code::ok, "done");
 }
 
 }  // namespace tessera::md

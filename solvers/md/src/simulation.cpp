@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tessera/core/error.hpp"
+#include "tessera/md/msd.hpp"
 
 namespace tessera::md {
 
@@ -42,10 +43,16 @@ Simulation::Simulation(exec::Space space, const SimConfig& cfg, const Box& box, 
       nl_(space, pot_.rc_max(), cfg.skin, cfg.neighbor_capacity) {
   TESSERA_REQUIRE(cfg.dt > 0, "time step must be positive");
   TESSERA_REQUIRE(pot_.ntypes() == int(init.mass.size()), "potential and particles disagree on the number of types");
+  for (int a = 0; a < 3; ++a)
+    if (cfg.walls.on[a] == box.periodic[a])
+      TESSERA_THROW(std::string("axis ") + "xyz"[a] + ": walls need a non-periodic box axis and a non-periodic axis needs walls");
   particles_.upload(init);
+  if (cfg.msd) set_msd_reference(ex_, particles_, box_);
   const int64_t n = init.size();
-  // Momentum is conserved by NVE and Nose-Hoover (3 constraints), not by Langevin.
-  nf_ = cfg.integrator == Integrator::langevin ? 3.0 * double(n) : std::max(3.0 * double(n) - 3.0, 1.0);
+  // Momentum is conserved by NVE and Nose-Hoover along every periodic axis (walls take it up along
+  // theirs), not by Langevin.
+  const int conserved = int(box.periodic[0]) + int(box.periodic[1]) + int(box.periodic[2]);
+  nf_ = cfg.integrator == Integrator::langevin ? 3.0 * double(n) : std::max(3.0 * double(n) - conserved, 1.0);
   if (cfg.integrator == Integrator::nose_hoover)
     nhc_ = NoseHooverChain(cfg.chain, cfg.units.kB * cfg.temperature, cfg.tau, nf_);
   if (cfg.tail) {
@@ -77,6 +84,7 @@ void Simulation::maybe_rebuild() {
 void Simulation::compute_forces(bool energies) {
   compute_pair_forces(ex_, particles_, box_, nl_, pot_, cfg_.precision, energies);
   add_bond_forces(ex_, particles_, box_, bonds_, cfg_.precision, energies);
+  add_wall_forces(ex_, particles_, box_, cfg_.walls, energies);
   have_energies_ = energies;
 }
 
@@ -112,6 +120,11 @@ void Simulation::step(bool energies) {
   }
   ++step_;
   time_ += dt;
+}
+
+std::array<double, 3> Simulation::msd() {
+  TESSERA_REQUIRE(cfg_.msd, "msd() needs SimConfig::msd (case key output.msd_every > 0)");
+  return msd_components(ex_, particles_, box_);
 }
 
 Thermo Simulation::thermo() {

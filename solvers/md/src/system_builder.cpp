@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 #include "tessera/md/lattice.hpp"
 
 namespace tessera::md {
@@ -184,6 +185,19 @@ InitialSystem build_initial(const CaseConfig& k, const Units& u) {
     for (std::size_t t = 0; t < im.size(); ++t) im[t] = u.ftm2v / k.mass[t];
     // random_velocities works with sum m v^2 = nf kT in energy units: pass kB T.
     random_velocities(s.particles, u.kB * k.init_temperature, k.velocity_seed, im);
+  }
+  // Walled axes: the box spans the particles plus the gap at each face (so no atom starts inside a wall).
+  for (int a = 0; a < 3; ++a) {
+    if (!k.sim.walls.on[a]) continue;
+    const std::vector<double>& x = a == 0 ? s.particles.x : a == 1 ? s.particles.y : s.particles.z;
+    if (x.empty()) continue;
+    const auto [mn, mx] = std::minmax_element(x.begin(), x.end());
+    s.box.lo[a] = *mn - k.wall_gap;
+    s.box.L[a] = *mx - *mn + 2 * k.wall_gap;
+    s.box.periodic[a] = false;
+    if (k.wall_gap < k.sim.walls.cutoff)
+      log::warn("walls.gap = {} is below the wall cut-off {}: atoms start inside the wall's range", k.wall_gap,
+                k.sim.walls.cutoff);
   }
   if (!s.bonds.empty() && k.bond_style == "none")
     TESSERA_THROW("the system has bonds but bonds.style is none: set bonds.style to harmonic or fene");

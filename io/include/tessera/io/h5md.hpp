@@ -64,6 +64,11 @@ class H5mdWriter {
   // Collective: gathers every rank's particles to rank 0, sorts by id, appends one frame; flushes the
   // file and rewrites the XDMF sidecar so both are readable after each frame.
   void append(int64_t step, double time, const std::array<double, 3>& box_edges, const ParticleFrameView& local);
+  // Collective. Continue an existing file after a restart from a checkpoint at `last_step`: frames with a
+  // larger step (written after that checkpoint, before the run stopped) are dropped, and the next append()
+  // adds to the frames kept. Without a file (or with no frame kept) the next append() starts a new one.
+  // Call before the first append(); returns the number of frames kept.
+  int64_t resume(int64_t last_step);
   const std::string& path() const { return path_; }
   std::string xdmf_path() const;
   int64_t frames() const { return frames_; }

@@ -52,6 +52,11 @@ class NeighborList {
   NeighborView view() const { return NeighborView{neigh_.data(), count_.data(), stride_, capacity_}; }
   const NeighborStats& stats() const { return stats_; }
   int ncell(int a) const { return nc_[a]; }
+  // Positions recorded at the last build (wrapped into the box), in the particles' memory order. With
+  // them a restart rebuilds exactly the list of the interrupted run (see Simulation::restore).
+  const Buffer<double>& reference_x() const { return x0_; }
+  const Buffer<double>& reference_y() const { return y0_; }
+  const Buffer<double>& reference_z() const { return z0_; }
 
  private:
   void bin_and_sort(const exec::Exec& ex, Particles& p, const Box& box);

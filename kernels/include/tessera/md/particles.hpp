@@ -52,6 +52,10 @@ class Particles {
   Buffer<double> x, y, z, vx, vy, vz, fx, fy, fz, pe, vir;
   Buffer<int> type, ix, iy, iz;
   Buffer<int64_t> id;
+  // Unwrapped reference positions for the mean-square displacement (msd.hpp): empty unless enabled.
+  // They travel with their particle through permute(), so re-sorting (and later migration) keeps them.
+  Buffer<double> rx0, ry0, rz0;
+  bool has_reference() const { return rx0.size() == std::size_t(n_) && n_ > 0; }
 
  private:
   exec::Space space_ = exec::Space::Host;

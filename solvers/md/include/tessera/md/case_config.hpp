@@ -50,6 +50,10 @@ struct CaseConfig {
   int64_t thermo_every = 100;
   int64_t trajectory_every = 0;
   bool thermo_csv = true;
+  int64_t msd_every = 0;         // msd.csv cadence (0: off)
+  int64_t checkpoint_every = 0;  // 0: only on a stop request (signal, --max-walltime) and at the end
+  int checkpoint_keep = 3;       // 0: keep all
+  double wall_gap = 1.0;         // walled axes: box = particles' extent + this gap at each face
 };
 
 CaseConfig read_config(const Case& c);

@@ -7,12 +7,14 @@
 //   for (...) sim.step(thermo_due);     // energies only on steps whose thermo is printed
 //   Thermo t = sim.thermo();
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "tessera/core/exec.hpp"
+#include "tessera/io/checkpoint.hpp"
 #include "tessera/md/bond_list.hpp"
 #include "tessera/md/box.hpp"
 #include "tessera/md/forces.hpp"
@@ -22,6 +24,7 @@
 #include "tessera/md/particles.hpp"
 #include "tessera/md/potential.hpp"
 #include "tessera/md/units.hpp"
+#include "tessera/md/walls.hpp"
 
 namespace tessera::md {
 
@@ -43,6 +46,8 @@ struct SimConfig {
   int sort_every = 20;       // spatially re-sort particles every this many list builds (0: never)
   bool tail = false;         // analytic LJ tail corrections in energy and pressure
   int neighbor_capacity = 64;
+  bool msd = false;          // keep unwrapped reference positions for the mean-square displacement
+  WallParam walls;           // 9-3 walls on the axes where the box is not periodic (walls.hpp)
 };
 
 struct Thermo {
@@ -77,6 +82,17 @@ class Simulation {
   exec::Exec exec() const { return ex_; }
   // Restore the clock after loading a checkpoint.
   void set_clock(int64_t step, double time) { step_ = step, time_ = time; }
+  // Mean-square displacement per axis since step 0 (needs cfg.msd; see msd.hpp).
+  std::array<double, 3> msd();
+
+  // Checkpoint (simulation_checkpoint.cpp): everything a bit-identical continuation needs -- particles
+  // in memory order with forces, images and ids; the neighbour list's reference positions; the re-sort
+  // counter; the Nose-Hoover chain; the MSD references; step and time (Langevin noise is keyed by
+  // seed, id and step, so the step is its whole state). Collective over comm; returns the file path.
+  std::string write_checkpoint(MPI_Comm comm, const std::string& dir, io::CheckpointMeta meta,
+                               const io::CheckpointOptions& opt = {});
+  // Replaces the state by a checkpoint's (after construction, instead of setup()).
+  void restore(const io::CheckpointReader& r);
   double tail_energy() const { return e_tail_; }
   double tail_pressure() const { return p_tail_; }
 
