@@ -135,9 +135,34 @@ std::vector<uint8_t> read_flags(const LatticeState& s) {
   copy_n(v.data(), MemKind::Host, s.flags(), s.memkind(), v.size());
   return v;
 }
+namespace {
+// Sets kNoWallNeighbour on the interior fluid cells that have no wall among their lattice neighbours
+// (ghost cells included as neighbours), clears it everywhere else.
+template <class L>
+void mark_no_wall_neighbour(const GridLayout& g, std::vector<uint8_t>& fl) {
+  for (auto& f : fl) f = uint8_t(f & ~kNoWallNeighbour);
+  for (int64_t k = 0; k < g.nz; ++k)
+    for (int64_t j = 0; j < g.ny; ++j)
+      for (int64_t i = 0; i < g.nx; ++i) {
+        const int64_t c = g.cell(i, j, k);
+        if (flag_kind(fl[std::size_t(c)]) != kFluid) continue;
+        bool free = true;
+        for (int q = 1; q < L::Q && free; ++q)
+          free = flag_kind(fl[std::size_t(c + g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2)))]) != kWall;
+        if (free) fl[std::size_t(c)] = uint8_t(fl[std::size_t(c)] | kNoWallNeighbour);
+      }
+}
+}  // namespace
+
 void write_flags(LatticeState& s, const std::vector<uint8_t>& flags) {
   TESSERA_REQUIRE(flags.size() == std::size_t(s.grid().cells()), "write_flags: expected one flag per padded cell");
-  copy_n(s.flags(), s.memkind(), flags.data(), MemKind::Host, flags.size());
+  std::vector<uint8_t> marked = flags;
+  switch (s.lattice()) {
+    case LatticeKind::D2Q9: mark_no_wall_neighbour<D2Q9>(s.grid(), marked); break;
+    case LatticeKind::D3Q19: mark_no_wall_neighbour<D3Q19>(s.grid(), marked); break;
+    case LatticeKind::D3Q27: mark_no_wall_neighbour<D3Q27>(s.grid(), marked); break;
+  }
+  copy_n(s.flags(), s.memkind(), marked.data(), MemKind::Host, marked.size());
 }
 
 }  // namespace tessera::lbm

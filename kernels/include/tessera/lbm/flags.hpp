@@ -4,6 +4,9 @@
 //                    3 open: a fluid cell next to an open face (velocity inlet / pressure outlet)
 //   bits 2-5: wall id for kind 1: index into CollisionParams::walls (id 0 is a wall at rest);
 //             face index (0..5: x-, x+, y-, y+, z-, z+) for kind 3 (open_boundary.hpp)
+//   bit 6:    kNoWallNeighbour on a fluid cell none of whose lattice neighbours is a wall: the odd AA step
+//             then streams without reading the neighbours' flags (stream_collide.hpp). write_flags() sets
+//             it from the other bits; it never changes the result, only the work.
 //
 // A wall's velocity enters through Ladd's moving-wall correction (see stream_collide.hpp). Fluid and
 // open cells are the cells updated (is_fluid); walls and inactive cells keep whatever their slots hold.
@@ -21,6 +24,7 @@ inline constexpr uint8_t kWall = 1;
 inline constexpr uint8_t kInactive = 2;
 inline constexpr uint8_t kOpen = 3;
 inline constexpr int kMaxWallIds = 16;
+inline constexpr uint8_t kNoWallNeighbour = 0x40;
 
 TESSERA_HD constexpr uint8_t flag_kind(uint8_t f) { return uint8_t(f & 3u); }
 TESSERA_HD constexpr int flag_wall_id(uint8_t f) { return int(f >> 2) & 15; }

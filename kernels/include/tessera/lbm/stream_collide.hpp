@@ -59,6 +59,24 @@ TESSERA_HD inline void aa_load(const S* __restrict__ f, const uint8_t* __restric
   }
 }
 
+// Odd-step load and store of a cell flagged kNoWallNeighbour: pure streaming, no neighbour flags read.
+// Identical to aa_load / aa_store for such a cell (their wall branches are never taken there).
+template <class L, class S, class A>
+TESSERA_HD inline void aa_load_odd_free(const S* __restrict__ f, const GridLayout& g, int64_t c, A (&out)[L::Q]) {
+  const int64_t n = g.cells();
+  out[0] = A(Storage<S>::load(f[c]));
+  TESSERA_LBM_UNROLL
+  for (int q = 1; q < L::Q; ++q)
+    out[q] = A(Storage<S>::load(f[opposite(q) * n + c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]));
+}
+template <class L, class S, class A>
+TESSERA_HD inline void aa_store_odd_free(S* __restrict__ f, const GridLayout& g, int64_t c, const A (&in)[L::Q]) {
+  const int64_t n = g.cells();
+  f[c] = Storage<S>::store(in[0]);
+  TESSERA_LBM_UNROLL
+  for (int q = 1; q < L::Q; ++q) f[q * n + c + g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))] = Storage<S>::store(in[q]);
+}
+
 // Post-collision populations f*_q(x) into the slots the next step reads.
 template <class L, class S, class A>
 TESSERA_HD inline void aa_store(S* __restrict__ f, const uint8_t* __restrict__ flags, const GridLayout& g, bool odd,
@@ -98,7 +116,11 @@ template <class L, class S, CollisionKind K, class A>
 TESSERA_HD inline void update_cell(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
                                    const WallTable& walls, int64_t c) {
   A fq[L::Q];
-  aa_load<L, S, A>(f, flags, a.grid, a.odd, walls, c, fq);
+  const bool free = a.odd && (flags[c] & kNoWallNeighbour);
+  if (free)
+    aa_load_odd_free<L, S, A>(f, a.grid, c, fq);
+  else
+    aa_load<L, S, A>(f, flags, a.grid, a.odd, walls, c, fq);
   A Fx = a.Fx, Fy = a.Fy, Fz = a.Fz;
   if (a.force) {
     const int64_t n = a.grid.cells();
@@ -107,7 +129,10 @@ TESSERA_HD inline void update_cell(S* __restrict__ f, const uint8_t* __restrict_
     Fz += A(a.force[2 * n + c]);
   }
   collide<L, K, A>(fq, a.relax, Fx, Fy, Fz);
-  aa_store<L, S, A>(f, flags, a.grid, a.odd, walls, c, fq);
+  if (free)
+    aa_store_odd_free<L, S, A>(f, a.grid, c, fq);
+  else
+    aa_store<L, S, A>(f, flags, a.grid, a.odd, walls, c, fq);
 }
 
 // Populations f_q(x) of an open-boundary cell (local interior (i, j, k), padded index c) before
