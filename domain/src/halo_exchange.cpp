@@ -91,106 +91,52 @@ HaloExchange<T>::HaloExchange(const Decomposition& d, std::vector<Field<T>*> fie
   ex_ = opt.exec ? *opt.exec : exec::Exec(f0.kind() == MemKind::Device ? exec::Space::Device : exec::Space::Host);
   const Int3 width = check_halo_fields(d, shapes, kMaxFields, opt.width, ex_.space);
   plan_ = make_halo_plan(d, f0.extent(), width, ncomp_total_, opt.faces_only);
-
-  const bool dev = ex_.on_device();
-  transport_ = resolve_transport(opt.transport, dev);
-  staged_through_host_ = dev && transport_ == Transport::HostStaged;
-  if (dev) {
-    send_dev_ = Buffer<T>(size_t(plan_.send_elems), MemKind::Device, "halo send (device)");
-    recv_dev_ = Buffer<T>(size_t(plan_.recv_elems), MemKind::Device, "halo recv (device)");
-  }
-  if (!dev || staged_through_host_) {
-    const MemKind hk = dev ? MemKind::Pinned : MemKind::Host;
-    send_host_ = Buffer<T>(size_t(plan_.send_elems), hk, "halo send (host)");
-    recv_host_ = Buffer<T>(size_t(plan_.recv_elems), hk, "halo recv (host)");
-  }
-  send_req_.assign(plan_.remote.size(), MPI_REQUEST_NULL);
-  recv_req_.assign(plan_.remote.size(), MPI_REQUEST_NULL);
-  halo_check_mpi(MPI_Comm_dup(d.comm(), &comm_), "MPI_Comm_dup");
+  // Tags: a message carries its sender's direction, so the receive for ghost side `dir` expects the
+  // opposite direction (see halo_plan.hpp).
+  std::vector<WireMessage> wm;
+  const int64_t sz = int64_t(sizeof(T));
+  for (const HaloMessage& m : plan_.remote)
+    wm.push_back({m.peer, m.dir, dir_opposite(m.dir), m.send_offset * sz, m.send_box.volume() * ncomp_total_ * sz,
+                  m.recv_offset * sz, m.cells * ncomp_total_ * sz});
+  wire_ = HaloTransport(d.comm(), opt.transport, ex_, std::move(wm), plan_.send_elems * sz, plan_.recv_elems * sz,
+                        "domain::halo");
 }
 
 template <class T>
-HaloExchange<T>::~HaloExchange() {
-  if (in_flight_) wait_all_noexcept();
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
-}
-
-template <class T>
-void HaloExchange<T>::wait_all_noexcept() noexcept {
-  MPI_Waitall(int(recv_req_.size()), recv_req_.data(), MPI_STATUSES_IGNORE);
-  MPI_Waitall(int(send_req_.size()), send_req_.data(), MPI_STATUSES_IGNORE);
-  in_flight_ = false;
-}
+HaloExchange<T>::~HaloExchange() = default;
 
 template <class T>
 void HaloExchange<T>::start() {
-  TESSERA_REQUIRE(!in_flight_, "HaloExchange::start() called again before finish()");
+  TESSERA_REQUIRE(!wire_.in_flight(), "HaloExchange::start() called again before finish()");
   const detail::FieldSet<T> fs = detail::make_set(fields_);
-  const bool dev = ex_.on_device();
-  T* mpi_send = transport_ == Transport::CudaAware ? send_dev_.data() : send_host_.data();
-  T* mpi_recv = transport_ == Transport::CudaAware ? recv_dev_.data() : recv_host_.data();
-  T* pack_to = dev ? send_dev_.data() : send_host_.data();
-  const auto& remote = plan_.remote;
-
-  for (const HaloMessage& m : remote) {
+  T* pack_to = reinterpret_cast<T*>(wire_.send_buffer());
+  // One fused pack kernel per neighbour over all fields of the exchange.
+  for (const HaloMessage& m : plan_.remote) {
     const int64_t vol = m.send_box.volume();
     exec::parallel_for(ex_, "domain::halo_pack", vol * ncomp_total_,
                        detail::PackOp<T>{fs, m.send_box, vol, pack_to + m.send_offset});
   }
-  if (!remote.empty()) {
-    if (staged_through_host_)
-      copy_n(send_host_.data(), MemKind::Pinned, send_dev_.data(), MemKind::Device, size_t(plan_.send_elems),
-             ex_.stream);
-    // MPI reads the send buffers from this host thread; the fence also retires the previous
-    // finish()'s unpacks when fence_on_finish is off, before MPI may overwrite the receive buffers.
-    exec::fence(ex_);
-  }
-  // Receives before sends, so that a neighbour's message finds its receive already posted.
-  for (size_t i = 0; i < remote.size(); ++i) {
-    const HaloMessage& m = remote[i];
-    halo_check_mpi(MPI_Irecv(mpi_recv + m.recv_offset, halo_message_bytes(m.cells * ncomp_total_, sizeof(T)),
-                                MPI_BYTE, m.peer, dir_opposite(m.dir), comm_, &recv_req_[i]),
-                      "MPI_Irecv");
-  }
-  for (size_t i = 0; i < remote.size(); ++i) {
-    const HaloMessage& m = remote[i];
-    halo_check_mpi(MPI_Isend(mpi_send + m.send_offset, halo_message_bytes(m.cells * ncomp_total_, sizeof(T)),
-                                MPI_BYTE, m.peer, m.dir, comm_, &send_req_[i]),
-                      "MPI_Isend");
-  }
+  wire_.post();
   // Periodic images of this rank need no message: copy them while the messages travel.
   for (const HaloMessage& m : plan_.self) {
     exec::parallel_for(ex_, "domain::halo_self_copy", m.cells * ncomp_total_,
                        detail::SelfCopyOp<T>{fs, m.recv_box, m.src_box, m.cells});
   }
-  in_flight_ = true;
 }
 
 template <class T>
 void HaloExchange<T>::finish() {
-  TESSERA_REQUIRE(in_flight_, "HaloExchange::finish() called without start()");
+  TESSERA_REQUIRE(wire_.in_flight(), "HaloExchange::finish() called without start()");
   const detail::FieldSet<T> fs = detail::make_set(fields_);
-  const bool dev = ex_.on_device();
-  const T* unpack_from = dev ? recv_dev_.data() : recv_host_.data();
-  const auto& remote = plan_.remote;
-  // Unpack each message as soon as it arrives.
-  for (size_t done = 0; done < remote.size(); ++done) {
-    int i = MPI_UNDEFINED;
-    halo_check_mpi(MPI_Waitany(int(recv_req_.size()), recv_req_.data(), &i, MPI_STATUS_IGNORE), "MPI_Waitany");
-    if (i == MPI_UNDEFINED) break;
-    const HaloMessage& m = remote[size_t(i)];
-    const int64_t n = m.cells * ncomp_total_;
-    if (staged_through_host_)
-      copy_n(recv_dev_.data() + m.recv_offset, MemKind::Device, recv_host_.data() + m.recv_offset, MemKind::Pinned,
-             size_t(n), ex_.stream);
-    exec::parallel_for(ex_, "domain::halo_unpack", n, detail::UnpackOp<T>{fs, m.recv_box, m.cells,
-                                                                        unpack_from + m.recv_offset});
+  const T* unpack_from = reinterpret_cast<const T*>(wire_.recv_buffer());
+  // Unpack each message as soon as it arrives (one fused kernel per neighbour).
+  for (int i = wire_.next_arrived(); i >= 0; i = wire_.next_arrived()) {
+    const HaloMessage& m = plan_.remote[size_t(i)];
+    exec::parallel_for(ex_, "domain::halo_unpack", m.cells * ncomp_total_,
+                       detail::UnpackOp<T>{fs, m.recv_box, m.cells, unpack_from + m.recv_offset});
   }
-  halo_check_mpi(MPI_Waitall(int(send_req_.size()), send_req_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  wire_.complete();
   if (fence_) exec::fence(ex_);
-  in_flight_ = false;
 }
 
 template class HaloExchange<float>;

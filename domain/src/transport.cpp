@@ -20,17 +20,19 @@ const char* to_string(Transport t) {
     case Transport::HostStaged: return "host-staged";
     case Transport::CudaAware: return "cuda-aware";
     case Transport::Nccl: return "nccl";
+    case Transport::Auto: return "auto";
   }
   return "?";
 }
 
 Transport parse_transport(const std::string& s) {
   std::string l = s;
-  std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return char(c == '_' ? '-' : std::tolower(c)); });
   if (l == "host-staged" || l == "host" || l == "mpi") return Transport::HostStaged;
   if (l == "cuda-aware" || l == "cuda-aware-mpi") return Transport::CudaAware;
   if (l == "nccl") return Transport::Nccl;
-  TESSERA_THROW("unknown halo transport '" + s + "': expected host-staged, cuda-aware or nccl");
+  if (l == "auto") return Transport::Auto;
+  TESSERA_THROW("unknown halo transport '" + s + "': expected host, cuda_aware, nccl or auto");
 }
 
 bool mpi_cuda_aware() {
@@ -42,21 +44,54 @@ bool mpi_cuda_aware() {
 #endif
 }
 
-Transport resolve_transport(Transport requested, bool device_fields) {
-  if (requested == Transport::Nccl)
+bool nccl_available() {
+#if defined(TESSERA_HAVE_NCCL)
+  return true;
+#else
+  return false;
+#endif
+}
+
+namespace {
+void warn_once(std::atomic<bool>& flag, const char* text) {
+  if (!flag.exchange(true)) log::warn("{}", text);
+}
+}  // namespace
+
+Transport resolve_transport(Transport requested, bool device_buffers, int nranks) {
+  static std::atomic<bool> warned_host{false}, warned_cuda{false};
+  if (requested == Transport::Nccl && !nccl_available())
     TESSERA_THROW(
-        "halo transport 'nccl' is not implemented yet (it arrives with the multi-GPU work, issue 10); use "
-        "'host-staged' (works everywhere) or 'cuda-aware'");
-  if (!device_fields) return Transport::HostStaged;
-  if (requested == Transport::CudaAware && !mpi_cuda_aware()) {
-    static std::atomic<bool> warned{false};
-    if (!warned.exchange(true))
-      log::warn(
-          "halo transport 'cuda-aware' requested, but this MPI library does not report CUDA support at run "
-          "time (MPIX_Query_cuda_support); using 'host-staged' instead");
+        "halo transport 'nccl' was requested, but this build has no NCCL: configure a CUDA build where "
+        "nccl.h and libnccl are found (-DTESSERA_NCCL=ON, NCCL_HOME=/path/to/nccl), or set "
+        "parallel.transport to host, cuda_aware or auto");
+  if (!device_buffers) {
+    if (requested == Transport::Nccl || requested == Transport::CudaAware)
+      warn_once(warned_host,
+                "halo transport 'nccl'/'cuda_aware' applies to fields on the GPU; this run keeps its fields in "
+                "host memory and exchanges them through host MPI");
     return Transport::HostStaged;
   }
-  return requested;
+  switch (requested) {
+    case Transport::HostStaged: return Transport::HostStaged;
+    case Transport::Nccl: return Transport::Nccl;
+    case Transport::CudaAware:
+      if (!mpi_cuda_aware())
+        TESSERA_THROW(
+            "halo transport 'cuda_aware' was requested, but this MPI library does not report CUDA support at "
+            "run time (MPIX_Query_cuda_support() != 1); use an MPI built with CUDA (Open MPI: --with-cuda, "
+            "UCX with cuda), or set parallel.transport to host, nccl or auto");
+      return Transport::CudaAware;
+    case Transport::Auto:
+      if (nranks > 1 && nccl_available()) return Transport::Nccl;
+      if (mpi_cuda_aware()) return Transport::CudaAware;
+      if (nranks > 1)
+        warn_once(warned_cuda,
+                  "halo transport 'auto': no NCCL in this build and no CUDA-aware MPI at run time; halos go "
+                  "through pinned host buffers (host-staged)");
+      return Transport::HostStaged;
+  }
+  return Transport::HostStaged;
 }
 
 }  // namespace tessera::domain

@@ -11,6 +11,7 @@
 #include "tessera/core/runtime.hpp"
 #include "tessera/domain/gather.hpp"
 #include "tessera/domain/halo_exchange.hpp"
+#include "transports.hpp"
 
 using namespace tessera;
 using namespace tessera::domain;
@@ -110,8 +111,8 @@ void run_case(const Case& cs, exec::Space space, MemKind kind, Transport tr) {
   opt.width = cs.width;
   opt.exec = exec::Exec(space);
   HaloExchange<T> halo(d, {&fields[0], &fields[1]}, opt);
-  if (space == exec::Space::Device && tr == Transport::CudaAware)
-    CHECK(halo.transport() == (mpi_cuda_aware() ? Transport::CudaAware : Transport::HostStaged));
+  if (space == exec::Space::Host) CHECK(halo.transport() == Transport::HostStaged);
+  if (space == exec::Space::Device && tr != Transport::Auto) CHECK(halo.transport() == tr);
   for (int round = 0; round < 2; ++round) {
     fill(d, fields, round);
     halo.start();
@@ -157,12 +158,22 @@ TEST_CASE("halo exchange refuses what it cannot do", "[halo][mpi]") {
   CHECK_THROWS_AS(HaloExchange<double>(d, {&a, &b}), tessera::Error);  // different ghost widths
   HaloOptions nccl;
   nccl.transport = Transport::Nccl;
-  try {
-    HaloExchange<double> h(d, {&a}, nccl);
-    FAIL("the NCCL transport should say it is not implemented yet");
-  } catch (const tessera::Error& e) {
-    CHECK(std::string(e.what()).find("not implemented yet") != std::string::npos);
+  if (nccl_available()) {
+    HaloExchange<double> h(d, {&a}, nccl);  // host fields: served through host MPI
+    CHECK(h.transport() == Transport::HostStaged);
+  } else {
+    try {
+      HaloExchange<double> h(d, {&a}, nccl);
+      FAIL("a build without NCCL should refuse the nccl transport");
+    } catch (const tessera::Error& e) {
+      CHECK(std::string(e.what()).find("this build has no NCCL") != std::string::npos);
+    }
   }
+  // An explicit CUDA-aware request on the device without library support is an error; auto falls back.
+  if (mpi_cuda_aware())
+    CHECK(resolve_transport(Transport::CudaAware, true) == Transport::CudaAware);
+  else
+    CHECK_THROWS_AS(resolve_transport(Transport::CudaAware, true), tessera::Error);
   HaloOptions wide;
   wide.width = 3;
   CHECK_THROWS_AS(HaloExchange<double>(d, {&a}, wide), tessera::Error);
@@ -172,14 +183,21 @@ TEST_CASE("halo exchange refuses what it cannot do", "[halo][mpi]") {
   h.finish();
   CHECK_THROWS_AS(h.finish(), tessera::Error);
   CHECK(parse_transport("cuda-aware") == Transport::CudaAware);
+  CHECK(parse_transport("cuda_aware") == Transport::CudaAware);
   CHECK(parse_transport("host") == Transport::HostStaged);
+  CHECK(parse_transport("NCCL") == Transport::Nccl);
+  CHECK(parse_transport("auto") == Transport::Auto);
+  CHECK(resolve_transport(Transport::Auto, false, 4) == Transport::HostStaged);
+  CHECK(resolve_transport(Transport::Auto, true, 1) == (mpi_cuda_aware() ? Transport::CudaAware : Transport::HostStaged));
+  CHECK(resolve_transport(Transport::Auto, true, 2) ==
+        (nccl_available() ? Transport::Nccl : mpi_cuda_aware() ? Transport::CudaAware : Transport::HostStaged));
   CHECK_THROWS_AS(parse_transport("carrier-pigeon"), tessera::Error);
 }
 
-TEST_CASE("halo exchange on the GPU, host-staged and CUDA-aware transports", "[halo][mpi][gpu]") {
+TEST_CASE("halo exchange on the GPU, every transport this build and MPI offer", "[halo][mpi][gpu]") {
   TESSERA_GPU_TEST();
   device::select_for_local_rank(node_local_rank(MPI_COMM_WORLD));
-  for (Transport tr : {Transport::HostStaged, Transport::CudaAware})
+  for (Transport tr : available_transports())
     for (const Case& cs : cases()) run_case<double>(cs, exec::Space::Device, MemKind::Device, tr);
   run_case<float>(cases()[1], exec::Space::Device, MemKind::Device, Transport::HostStaged);
 }

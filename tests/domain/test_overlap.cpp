@@ -15,6 +15,7 @@
 #include "tessera/core/runtime.hpp"
 #include "tessera/domain/gather.hpp"
 #include "tessera/domain/halo_exchange.hpp"
+#include "transports.hpp"
 
 using namespace tessera;
 using namespace tessera::domain;
@@ -167,10 +168,10 @@ TEST_CASE("stencil overlapping the exchange: N ranks = 1 rank bit for bit, = ser
   check_setup(kStar, exec::Space::Host, MemKind::Host, Transport::HostStaged);
 }
 
-TEST_CASE("stencil overlapping the exchange on the GPU, both transports", "[halo][mpi][gpu]") {
+TEST_CASE("stencil overlapping the exchange on the GPU, every transport", "[halo][mpi][gpu]") {
   TESSERA_GPU_TEST();
   device::select_for_local_rank(node_local_rank(MPI_COMM_WORLD));
-  for (Transport tr : {Transport::HostStaged, Transport::CudaAware}) {
+  for (Transport tr : available_transports()) {
     check_setup(kBox, exec::Space::Device, MemKind::Device, tr);
     check_setup(kStar, exec::Space::Device, MemKind::Device, tr);
   }

@@ -67,11 +67,10 @@ int lattice_c(LatticeKind k, int q, int a) {
 
 }  // namespace
 
-AAHalo::AAHalo(const Partition& part, const LatticeState& s) : comm_(part.comm) {
+AAHalo::AAHalo(const Partition& part, const LatticeState& s, const exec::Exec& ex, domain::Transport transport) {
   const GridLayout& g = s.grid();
   const int64_t ext[3] = {g.nx, g.ny, g.nz};
   const int gh[3] = {1, 1, g.gz};
-  int64_t max_vals = 0;
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)
       for (int dx = -1; dx <= 1; ++dx) {
@@ -105,22 +104,26 @@ AAHalo::AAHalo(const Partition& part, const LatticeState& s) : comm_(part.comm) 
         if (r.q_fwd.empty()) continue;  // e.g. D3Q19 corners
         regions_.push_back(r);
       }
-  off_.resize(regions_.size() + 1, 0);
+  // Message sizes per direction: what the sender packs (both sides move the same populations over
+  // the same cells, so the receiver expects exactly that many bytes).
   const int64_t bytes = precision_bytes(s.precision());
-  for (std::size_t i = 0; i < regions_.size(); ++i) {
-    const Region& r = regions_[i];
-    const int64_t vals = int64_t(std::max(r.q_fwd.size(), r.q_rev.size())) * r.n[0] * r.n[1] * r.n[2];
-    max_vals += vals;
-    off_[i + 1] = off_[i] + vals * bytes;
+  for (int fwd = 0; fwd < 2; ++fwd) {
+    std::vector<domain::WireMessage> wm;
+    int64_t total = 0;
+    for (const Region& r : regions_) {
+      int64_t vals = 0;
+      for (int q : r.q_rev) {
+        int64_t lo[3], n[3];
+        sub_box(r, s, q, fwd == 1, fwd == 0, lo, n);
+        vals += n[0] * n[1] * n[2];
+      }
+      // The message sent toward direction e arrives at the neighbour from its direction -e: tag by e.
+      wm.push_back({r.neighbor, r.dir, 26 - r.dir, total, vals * bytes, total, vals * bytes});
+      total += vals * bytes;
+    }
+    wire_[fwd] = domain::HaloTransport(part.comm, transport, ex, std::move(wm), total, total,
+                                       fwd ? "lbm::halo_forward" : "lbm::halo_reverse");
   }
-  const std::size_t total = std::size_t(off_.back());
-  d_send_ = Buffer<unsigned char>(total, s.memkind(), "lbm::halo_send");
-  d_recv_ = Buffer<unsigned char>(total, s.memkind(), "lbm::halo_recv");
-  if (s.space() == exec::Space::Device) {
-    h_send_ = Buffer<unsigned char>(total, MemKind::Pinned, "lbm::halo_send_host");
-    h_recv_ = Buffer<unsigned char>(total, MemKind::Pinned, "lbm::halo_recv_host");
-  }
-  (void)max_vals;
 }
 
 int64_t AAHalo::values_per_exchange(bool forward) const {
@@ -129,7 +132,6 @@ int64_t AAHalo::values_per_exchange(bool forward) const {
   return v;
 }
 
-void AAHalo::exchange(const exec::Exec& ex, LatticeState& s) { run(ex, s, s.parity == 1); }
 
 // The cells of region r that carry population q (c_q = e on the region's non-zero axes). Along an
 // axis where e_a = 0 and c_q,a != 0 one end of the range is dropped: there the population would come
@@ -148,49 +150,38 @@ void AAHalo::sub_box(const Region& r, const LatticeState& s, int q, bool forward
   }
 }
 
-void AAHalo::run(const exec::Exec& ex, LatticeState& s, bool forward) {
-  if (regions_.empty()) return;
-  const int64_t bytes = precision_bytes(s.precision());
+void AAHalo::start(const exec::Exec& ex, LatticeState& s) {
+  forward_ = s.parity == 1;
+  const bool forward = forward_;
+  domain::HaloTransport& w = wire_[forward ? 1 : 0];
   // Pack. The message toward the neighbour at e carries, for every q with c_q = e on the non-zero
   // axes (q_rev of region e, increasing q):
   //   forward: slot opp(q) of my boundary slab e (it becomes the neighbour's ghost region -e)
   //   reverse: slot q of my ghost region e (it belongs to the neighbour's boundary slab -e)
-  std::vector<int64_t> count(regions_.size(), 0);
   for (std::size_t i = 0; i < regions_.size(); ++i) {
     const Region& r = regions_[i];
+    const domain::WireMessage& m = w.messages()[i];
     int64_t k = 0;
     for (int q : r.q_rev) {
       int64_t lo[3], n[3];
       sub_box(r, s, q, forward, !forward, lo, n);
-      box_copy_any(ex, s, d_send_.data() + off_[i], lo, n, forward ? opposite(q) : q, k, true);
+      box_copy_any(ex, s, w.send_buffer() + m.send_offset, lo, n, forward ? opposite(q) : q, k, true);
       k += n[0] * n[1] * n[2];
     }
-    count[i] = k;
   }
-  exec::fence(ex);
-  unsigned char* sbuf = d_send_.data();
-  unsigned char* rbuf = d_recv_.data();
-  if (s.space() == exec::Space::Device) {
-    copy_n(h_send_.data(), MemKind::Pinned, d_send_.data(), d_send_.kind(), std::size_t(off_.back()));
-    sbuf = h_send_.data();
-    rbuf = h_recv_.data();
-  }
-  std::vector<MPI_Request> req(2 * regions_.size());
-  for (std::size_t i = 0; i < regions_.size(); ++i) {
-    const Region& r = regions_[i];
-    const int cnt = int(count[i] * bytes);  // both sides move the same populations over the same cells
-    // The message sent toward direction e arrives at the neighbour from its direction -e: tag by e.
-    MPI_Irecv(rbuf + off_[i], cnt, MPI_BYTE, r.neighbor, 26 - r.dir, comm_, &req[2 * i]);
-    MPI_Isend(sbuf + off_[i], cnt, MPI_BYTE, r.neighbor, r.dir, comm_, &req[2 * i + 1]);
-  }
-  MPI_Waitall(int(req.size()), req.data(), MPI_STATUSES_IGNORE);
-  if (s.space() == exec::Space::Device)
-    copy_n(d_recv_.data(), d_recv_.kind(), h_recv_.data(), MemKind::Pinned, std::size_t(off_.back()));
-  // Unpack region e: the neighbour at e sent its list for direction -e, i.e. q with c_q = -e, which
-  // is opp() of my q_fwd(e) entries, in the same increasing order.
+  w.post();
+}
+
+void AAHalo::finish(const exec::Exec& ex, LatticeState& s) {
+  const bool forward = forward_;
+  domain::HaloTransport& w = wire_[forward ? 1 : 0];
+  TESSERA_REQUIRE(w.in_flight(), "AAHalo::finish() without start()");
+  // Unpack region e as its message arrives: the neighbour at e sent its list for direction -e, i.e.
+  // q with c_q = -e, which is opp() of my q_fwd(e) entries, in the same increasing order.
   //   forward: into my ghost region e, slot opp(q);   reverse: into my boundary slab e, slot q
-  for (std::size_t i = 0; i < regions_.size(); ++i) {
-    const Region& r = regions_[i];
+  for (int i = w.next_arrived(); i >= 0; i = w.next_arrived()) {
+    const Region& r = regions_[size_t(i)];
+    unsigned char* in = const_cast<unsigned char*>(w.recv_buffer()) + w.messages()[size_t(i)].recv_offset;
     int64_t k = 0;
     for (int slot_fwd : r.q_fwd) {
       const int q = opposite(slot_fwd);  // c_q = -e: the sender's q
@@ -201,12 +192,11 @@ void AAHalo::run(const exec::Exec& ex, LatticeState& s, bool forward) {
       // bounced-back value that this rank's own update left in the slot.
       const int64_t src = s.grid().offset(lattice_c(s.lattice(), q, 0), lattice_c(s.lattice(), q, 1),
                                           lattice_c(s.lattice(), q, 2));
-      box_copy_any(ex, s, d_recv_.data() + off_[i], lo, n, forward ? opposite(q) : q, k, false,
-                   forward ? nullptr : s.flags(), src);
+      box_copy_any(ex, s, in, lo, n, forward ? opposite(q) : q, k, false, forward ? nullptr : s.flags(), src);
       k += n[0] * n[1] * n[2];
     }
   }
-  exec::fence(ex);
+  w.complete();
 }
 
 }  // namespace tessera::lbm

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "tessera/domain/parallel_options.hpp"
 #include "tessera/lbm/solver/app.hpp"
 #include "tessera/lbm/solver/forces.hpp"
 #include "tessera/lbm/solver/geometry.hpp"
@@ -71,6 +72,7 @@ Schema make_schema() {
                                      "coarsen domain.cells", u.tau);
                 return "";
               });
+  domain::add_parallel_keys(s, /*memory=*/false);  // parallel.transport (multi-GPU, docs/domain.md)
   return s;
 }
 }  // namespace
@@ -110,6 +112,7 @@ SimulationSpec spec_from_case(const Case& c, const Units& u) {
   for (int a = 0; a < 3; ++a) s.collision.force[a] = acc[size_t(a)] * u.dt * u.dt / u.dx;
   s.global = c.get<std::array<int64_t, 3>>("domain.cells");
   s.rank_dims = c.get<std::array<int, 3>>("numerics.ranks");
+  s.transport = domain::parallel_from_case(c).transport;
   for (int f = 0; f < 6; ++f) {
     const std::string base = std::string("boundary.") + kFaces[f];
     const std::string t = c.get<std::string>(base + ".type");

@@ -121,7 +121,7 @@ Simulation::Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec) : 
   copy_n(d_u.data(), d_u.kind(), h_u.data(), MemKind::Host, h_u.size());
   init_equilibrium(ex_, *state_, d_rho.data(), d_u.data());
   exec::fence(ex_);
-  halo_ = std::make_unique<AAHalo>(part_, *state_);
+  halo_ = std::make_unique<AAHalo>(part_, *state_, ex_, spec_.transport);
 }
 
 void Simulation::advance(int64_t steps) {

@@ -71,6 +71,7 @@ Schema build_schema() {
       return "a beta plane needs grid.boundary_y: wall (f(y) is not periodic)";
     return "";
   });
+  domain::add_parallel_keys(s);  // parallel.transport, parallel.memory (multi-GPU, docs/domain.md)
   return s;
 }
 }  // namespace
@@ -98,6 +99,7 @@ Config read_config(const Case& c) {
   k.phys.wall_y = c.get<std::string>("grid.boundary_y") == "wall";
   const auto r = c.get<std::array<int64_t, 2>>("grid.ranks");
   k.ranks = {int(r[0]), int(r[1])};
+  k.parallel = domain::parallel_from_case(c);
   k.phys.gravity = c.get<double>("physics.gravity");
   k.phys.f0 = c.get<double>("physics.f0");
   k.phys.beta = c.get<double>("physics.beta");

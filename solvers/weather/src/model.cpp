@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "tessera/domain/field_memory.hpp"
 #include "tessera/domain/reduce.hpp"
 #include "tessera/weather/boundary.hpp"
 #include "tessera/weather/hdiff.hpp"
@@ -57,7 +58,12 @@ Model::Model(MPI_Comm comm, const Config& k, exec::Exec ex) : k_(k), ex_(ex), de
   gr_.gny = k.ny;
   gr_.dx = k.dx;
   gr_.dy = k.dy;
-  const MemKind mk = default_memkind(ex.space);
+  // parallel.memory: managed fields are checked against the GPU's free memory before any allocation.
+  const MemKind mk = domain::field_memkind(ex.space, k.parallel.managed);
+  const int64_t plane = (gr_.nx + 2 * kGhost) * (gr_.ny + 2 * kGhost);
+  const int64_t comps = 3 * (3 + k.levels) + 1 + (k.damping > 0 ? 1 : 0) + 2 * k.levels;
+  domain::check_managed_fits(mk, std::size_t(plane * comps) * sizeof(double),
+                             fmt::format("weather ({}x{} cells, {} levels per rank)", gr_.nx, gr_.ny, k.levels));
   s_ = make_state(dec_, k, mk, "");
   t_[0] = make_state(dec_, k, mk, "_1");
   t_[1] = make_state(dec_, k, mk, "_2");
@@ -69,8 +75,15 @@ Model::Model(MPI_Comm comm, const Config& k, exec::Exec ex) : k_(k), ex_(ex), de
     scratch_ = domain::Field<double>(dec_, int(k.levels), mk, kGhost, "vadv_scratch");
     w_.buffer().zero();
   }
+  for (domain::Field<double>* f : {&s_.h, &s_.u, &s_.v, &s_.c, &t_[0].h, &t_[0].u, &t_[0].v, &t_[0].c, &t_[1].h,
+                                   &t_[1].u, &t_[1].v, &t_[1].c, &b_, &w_, &scratch_, &tmp_})
+    if (f->data()) domain::place_on_device(*f, ex);
   domain::HaloOptions opt;
   opt.exec = ex;
+  opt.transport = k.parallel.transport;
+  // The walls and stages after an exchange run on the same stream: no host wait for the unpacks
+  // (step() fences once at its end), so the NCCL transport synchronises nothing inside a step.
+  opt.fence_on_finish = false;
   for (int s = 0; s < 3; ++s) {
     StateFields& f = state_ref(s);
     std::vector<domain::Field<double>*> fs{&f.h, &f.u, &f.v};
@@ -142,7 +155,10 @@ void Model::exchange(int which) {
   }
 }
 
-void Model::refresh_ghosts() { exchange(0); }
+void Model::refresh_ghosts() {
+  exchange(0);
+  exec::fence(ex_);  // callers read the fields next (diagnostics, output), possibly from the host
+}
 
 double Model::stable_dt() {
   if (k_.dt_fixed > 0) return k_.dt_fixed;

@@ -5,7 +5,7 @@
 //   ...interior work that reads no ghost cell...
 //   halo.finish();     // wait, unpack each message as it arrives
 // Faces, edges and corners (26 directions), or faces only. Ghost cells beyond a wall are never
-// written. Transports (see transport.hpp) give identical results. Fields in one exchange must have
+// written. Transports (see transport.hpp, halo_transport.hpp) give identical results. Fields in one exchange must have
 // the same box and ghost widths (their component counts may differ) and be accessible from the
 // exchange's execution space. The exchange keeps pointers to the Field objects (not to their
 // memory), so swapping two fields' contents between steps is fine; the fields must outlive it.
@@ -20,18 +20,20 @@
 #include "tessera/domain/decomposition.hpp"
 #include "tessera/domain/field.hpp"
 #include "tessera/domain/halo_plan.hpp"
+#include "tessera/domain/halo_transport.hpp"
 #include "tessera/domain/transport.hpp"
 
 namespace tessera::domain {
 
 struct HaloOptions {
-  Transport transport = Transport::HostStaged;
+  Transport transport = Transport::HostStaged;  // resolved at construction (see transport.hpp)
   bool faces_only = false;
   int width = -1;  // ghost cells to exchange; -1 = the fields' ghost width
   // Space and stream of the pack/unpack kernels. Unset: the device for fields in device memory,
   // the host otherwise.
   std::optional<exec::Exec> exec;
-  // finish() waits for the unpack kernels. Turn off when later work runs on the same stream.
+  // finish() waits for the unpack kernels. Turn off when later work runs on the same stream (then the
+  // NCCL transport synchronises nothing on the host).
   bool fence_on_finish = true;
 };
 
@@ -52,27 +54,19 @@ class HaloExchange {
     finish();
   }
 
-  Transport transport() const { return transport_; }  // after fallback
+  Transport transport() const { return wire_.transport(); }  // after resolution
   const exec::Exec& exec() const { return ex_; }
-  bool in_flight() const { return in_flight_; }
+  bool in_flight() const { return wire_.in_flight(); }
   const HaloPlan& plan() const { return plan_; }
   int64_t bytes_per_exchange() const { return plan_.send_elems * int64_t(sizeof(T)); }
 
  private:
-  void wait_all_noexcept() noexcept;
-
   std::vector<Field<T>*> fields_;
   int ncomp_total_ = 0;
   exec::Exec ex_;
-  Transport transport_ = Transport::HostStaged;
   bool fence_ = true;
-  bool staged_through_host_ = false;  // device fields moved via pinned host buffers
   HaloPlan plan_;
-  MPI_Comm comm_ = MPI_COMM_NULL;     // a duplicate: its own message space
-  Buffer<T> send_dev_, recv_dev_;     // device staging (device fields)
-  Buffer<T> send_host_, recv_host_;   // host staging (pinned for device fields)
-  std::vector<MPI_Request> send_req_, recv_req_;
-  bool in_flight_ = false;
+  HaloTransport wire_;  // staging buffers and the messages (elements of T, offsets in bytes)
 };
 
 extern template class HaloExchange<float>;

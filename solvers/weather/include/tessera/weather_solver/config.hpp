@@ -8,6 +8,7 @@
 #include "tessera/core/case.hpp"
 #include "tessera/core/cli.hpp"
 #include "tessera/core/schema.hpp"
+#include "tessera/domain/parallel_options.hpp"
 #include "tessera/weather/sw_point.hpp"
 #include "tessera/weather/sw_step.hpp"
 
@@ -21,6 +22,7 @@ struct Config {
   double lx = 0, ly = 0, dx = 0, dy = 0;
   SwParams phys;  // gravity, f0, beta, y_ref (domain centre), walls
   std::array<int, 2> ranks{0, 0};
+  domain::ParallelOptions parallel;  // halo transport and field memory (parallel.*)
   // initial state
   std::string initial;  // lake_at_rest | dam_break | gaussian | wave | jet
   double depth = 10, amplitude = 1, width = 1, center_x = 0.5, center_y = 0.5;

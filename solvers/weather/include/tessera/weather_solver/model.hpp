@@ -49,6 +49,7 @@ class Model {
   const domain::Decomposition& decomposition() const { return dec_; }
   const Grid& grid() const { return gr_; }
   const exec::Exec& exec() const { return ex_; }
+  domain::Transport halo_transport() const { return halo_[0]->transport(); }  // after resolution
   StateFields& state() { return s_; }
   domain::Field<double>& topography() { return b_; }
   // Make ghosts of the state valid (halo exchange + walls); needed before diagnostics read neighbours.

@@ -8,13 +8,17 @@
 //   reverse: slot q      for every q with c_q,a = +e_a on each axis where e_a != 0
 // so a D3Q19 face moves 5 populations, an edge 1 and a corner none. One rank along a periodic axis
 // exchanges with itself through the same code path, which is why 1 rank and N ranks agree bit for bit.
-// Transport: MPI through host buffers (pinned when the state lives on the GPU).
+// Transport: any domain::Transport (host-staged MPI, CUDA-aware MPI, NCCL), through
+// domain::HaloTransport; one transport per direction of the exchange (forward and reverse messages
+// differ in size). exchange() = start() + finish(); between the two, work on the same stream may
+// update cells that neither send nor receive (see Simulation::advance).
 #pragma once
 #include <mpi.h>
 
 #include <vector>
 
 #include "tessera/core/buffer.hpp"
+#include "tessera/domain/halo_transport.hpp"
 #include "tessera/lbm/lattice_state.hpp"
 #include "tessera/lbm/solver/partition.hpp"
 
@@ -22,9 +26,21 @@ namespace tessera::lbm {
 
 class AAHalo {
  public:
-  AAHalo(const Partition& part, const LatticeState& s);
+  // Collective (NCCL: creates or shares the communicator). `ex` runs pack/unpack; its stream orders them
+  // with the solver's kernels.
+  AAHalo(const Partition& part, const LatticeState& s, const exec::Exec& ex,
+         domain::Transport transport = domain::Transport::HostStaged);
+  AAHalo(const Partition& part, const LatticeState& s) : AAHalo(part, s, exec::Exec(s.space())) {}
   // Call after every step: forward after an even step (state parity 1), reverse after an odd one.
-  void exchange(const exec::Exec& ex, LatticeState& s);
+  void exchange(const exec::Exec& ex, LatticeState& s) {
+    start(ex, s);
+    finish(ex, s);
+  }
+  // Pack and send (the step's boundary cells must be done); finish() receives and unpacks. No host
+  // synchronisation with NCCL; MPI transports sync once in start() (MPI reads the packed buffer).
+  void start(const exec::Exec& ex, LatticeState& s);
+  void finish(const exec::Exec& ex, LatticeState& s);
+  domain::Transport transport() const { return wire_[0].transport(); }
   // Number of population values sent per exchange (all directions), for tests and telemetry.
   int64_t values_per_exchange(bool forward) const;
 
@@ -36,15 +52,12 @@ class AAHalo {
     int64_t blo[3];      // matching boundary slab (owned cells) in padded local coordinates
     std::vector<int> q_fwd, q_rev;  // slots moved forward / in reverse
   };
-  void run(const exec::Exec& ex, LatticeState& s, bool forward);
   void sub_box(const Region& r, const LatticeState& s, int q, bool forward, bool ghost_side, int64_t lo[3],
                int64_t n[3]) const;
 
-  MPI_Comm comm_;
   std::vector<Region> regions_;
-  Buffer<unsigned char> d_send_, d_recv_;  // state memory kind
-  Buffer<unsigned char> h_send_, h_recv_;  // host staging (pinned) when the state is on the device
-  std::vector<int64_t> off_;               // byte offset of each region in the buffers
+  domain::HaloTransport wire_[2];          // [0] reverse, [1] forward: buffers and messages
+  bool forward_ = false;                   // direction of the exchange in flight
 };
 
 }  // namespace tessera::lbm

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/domain/transport.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/grid.hpp"
 #include "tessera/lbm/lattice_state.hpp"
@@ -42,6 +43,8 @@ struct SimulationSpec {
   std::array<FaceBC, 6> faces{};               // x-, x+, y-, y+, z-, z+
   std::array<int, 3> rank_dims{0, 0, 0};       // 0: chosen by MPI_Dims_create
   KernelPath path = KernelPath::Reference;
+  // Halo transport (case key parallel.transport); every choice gives bit-identical results.
+  domain::Transport transport = domain::Transport::HostStaged;
   // Optional: true for solid cells (global cell indices).
   std::function<bool(int64_t, int64_t, int64_t)> solid;
   // Optional: the body index (0 .. kMaxBodies-1) of a solid cell, -1 for fluid; when set it decides the
@@ -78,6 +81,7 @@ class Simulation {
   const SimulationSpec& spec() const { return spec_; }
   const Partition& partition() const { return part_; }
   LatticeState& state() { return *state_; }
+  domain::Transport halo_transport() const { return halo_->transport(); }  // after resolution
 
  private:
   SimulationSpec spec_;

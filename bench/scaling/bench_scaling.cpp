@@ -1,0 +1,182 @@
+// bench_scaling: time per step of the full solver loop (kernels + halo exchange) on 1..N ranks, one rank
+// per GPU, for the weak- and strong-scaling figures of issue 10. Run under mpiexec; rank 0 prints one
+// JSON line per configuration (bench/scaling/run collects them and computes the efficiencies).
+//
+//   mpiexec -n 2 bench_scaling [--device gpu|cpu] [--solver lbm|weather] [--mode weak|strong]
+//        [--size N] [--transport host|cuda_aware|nccl|auto] [--steps S] [--reps R] [--ceiling-gib G]
+//        [--precision fp32|fp16] [--kernel tuned|reference] [--levels L]
+//
+// lbm: D3Q19 BGK, periodic box. weak: N^3 cells per rank, ranks stacked along z (global N x N x N*P);
+//      strong: N^3 cells in all, split along z. Throughput = global cells x steps / s (MLUPs/s).
+// weather: SSP-RK3 shallow water (+ L tracer levels), periodic. weak: N x N cells per rank stacked along
+//      y; strong: N x N in all. Throughput = global cells x steps / s.
+// Timing: warm-up steps, then R repeats of S steps between MPI barriers; the median repeat counts.
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "tessera/bench/bench.hpp"
+#include "tessera/core/device.hpp"
+#include "tessera/core/runtime.hpp"
+#include "tessera/domain/transport.hpp"
+#include "tessera/lbm/solver/simulation.hpp"
+#include "tessera/weather_solver/config.hpp"
+#include "tessera/weather_solver/model.hpp"
+
+using namespace tessera;
+
+namespace {
+
+struct Options {
+  std::string device, solver = "lbm", mode = "weak", transport = "host", precision = "fp32", kernel;
+  int64_t size = 0;
+  int steps = 20, reps = 5, levels = 0;
+  double ceiling_gib = 0;
+};
+
+// Seconds of `steps` calls of fn() between barriers: median over reps, the slowest rank counting.
+template <class F>
+double time_steps(MPI_Comm comm, int reps, F&& fn) {
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    MPI_Barrier(comm);
+    const auto t0 = std::chrono::steady_clock::now();
+    fn();
+    const double local = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double worst = 0;
+    MPI_Allreduce(&local, &worst, 1, MPI_DOUBLE, MPI_MAX, comm);
+    t.push_back(worst);
+  }
+  return bench::median(t);
+}
+
+struct Timing {
+  double seconds = 0;         // per `steps` steps
+  int64_t global_cells = 0;
+  std::string resolved;       // transport actually used
+  std::string shape;
+};
+
+Timing run_lbm(const Options& o, exec::Space space, int P) {
+  lbm::SimulationSpec s;
+  s.lattice = lbm::LatticeKind::D3Q19;
+  s.precision = o.precision == "fp16" ? lbm::Precision::FP16 : lbm::Precision::FP32;
+  s.collision.kind = lbm::CollisionKind::BGK;
+  s.collision.omega = 1.6;
+  const int64_t n = o.size;
+  s.global = {n, n, o.mode == "weak" ? n * P : n};
+  s.rank_dims = {1, 1, P};
+  s.path = o.kernel == "tuned" ? lbm::KernelPath::Tuned : lbm::KernelPath::Reference;
+  s.transport = domain::parse_transport(o.transport);
+  s.initial = [](int64_t x, int64_t y, int64_t z, double& rho, double u[3]) {
+    rho = 1.0;
+    u[0] = 0.02 * double((x + 2 * y + 3 * z) % 7) / 7.0;
+    u[1] = u[2] = 0.0;
+  };
+  lbm::Simulation sim(MPI_COMM_WORLD, space, s);
+  sim.advance(4);  // warm-up (even number: the state stays in natural order)
+  Timing t;
+  t.seconds = time_steps(MPI_COMM_WORLD, o.reps, [&] { sim.advance(o.steps); });
+  t.global_cells = s.global[0] * s.global[1] * s.global[2];
+  t.resolved = domain::to_string(sim.halo_transport());
+  t.shape = fmt::format("{}x{}x{}", s.global[0], s.global[1], s.global[2]);
+  return t;
+}
+
+Timing run_weather(const Options& o, exec::Space space, int P) {
+  const int64_t n = o.size, ny = o.mode == "weak" ? n * P : n;
+  const std::string yaml = fmt::format(
+      "grid: {{cells: [{}, {}], length: [{}, {}], ranks: [1, {}]}}\n"
+      "physics: {{f0: 1.0e-4}}\n"
+      "initial: {{type: gaussian, depth: 1000.0, amplitude: 10.0, width: {}}}\n"
+      "time: {{end: 1.0e12}}\n"
+      "tracers: {{levels: {}, column_depth: 1000.0, w_amplitude: 0.01}}\n"
+      "output: {{fields: false, spectrum: false}}\n",
+      n, ny, 1.0e4 * double(n), 1.0e4 * double(ny), P, 2.0e3 * double(n), o.levels);
+  const Case c = weather::case_from_string(yaml, {"parallel.transport=" + o.transport});
+  const weather::Config k = weather::read_config(c);
+  weather::Model m(MPI_COMM_WORLD, k, exec::Exec(space));
+  m.initialise();
+  const double dt = m.stable_dt();
+  for (int s = 0; s < 3; ++s) m.step(dt);
+  Timing t;
+  t.seconds = time_steps(MPI_COMM_WORLD, o.reps, [&] {
+    for (int s = 0; s < o.steps; ++s) m.step(dt);
+  });
+  t.global_cells = n * ny;
+  t.resolved = domain::to_string(m.halo_transport());
+  t.shape = fmt::format("{}x{}x{}", n, ny, std::max(1, o.levels));
+  return t;
+}
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr, "bench_scaling: %s (see the header of bench/scaling/bench_scaling.cpp)\n", why);
+  std::exit(2);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Runtime rt(&argc, &argv);
+  Options o;
+  o.device = exec::cuda_enabled() && device::gpu_available() ? "gpu" : "cpu";
+  o.kernel = exec::cuda_enabled() ? "tuned" : "reference";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) usage((a + " needs a value").c_str());
+      return argv[++i];
+    };
+    if (a == "--device") o.device = next();
+    else if (a == "--solver") o.solver = next();
+    else if (a == "--mode") o.mode = next();
+    else if (a == "--size") o.size = std::atoll(next().c_str());
+    else if (a == "--transport") o.transport = next();
+    else if (a == "--steps") o.steps = std::atoi(next().c_str());
+    else if (a == "--reps") o.reps = std::atoi(next().c_str());
+    else if (a == "--levels") o.levels = std::atoi(next().c_str());
+    else if (a == "--precision") o.precision = next();
+    else if (a == "--kernel") o.kernel = next();
+    else if (a == "--ceiling-gib") o.ceiling_gib = std::atof(next().c_str());
+    else usage(("unknown option " + a).c_str());
+  }
+  if (o.solver != "lbm" && o.solver != "weather") usage("--solver is lbm or weather");
+  if (o.mode != "weak" && o.mode != "strong") usage("--mode is weak or strong");
+  const exec::Space space = o.device == "gpu" ? exec::Space::Device : exec::Space::Host;
+  if (space == exec::Space::Host) o.kernel = "reference";
+  if (o.size <= 0) o.size = o.solver == "lbm" ? (space == exec::Space::Device ? 256 : 32) : (space == exec::Space::Device ? 4096 : 128);
+  int P = 1, rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+
+  const bench::Ceiling ceil = bench::measure_copy_ceiling(space, std::size_t(o.ceiling_gib * double(1ull << 30)));
+  const Timing t = o.solver == "lbm" ? run_lbm(o, space, P) : run_weather(o, space, P);
+  const double per_s = double(t.global_cells) * double(o.steps) / t.seconds;
+  // Bytes per cell per step for the roofline fraction (DESIGN.md protocol): LBM D3Q19 2 Q b + 1;
+  // weather sw step 27 x 8 B (bench_weather's count) plus tracers (3 stages x 4 arrays x 8 B per level).
+  const double bytes = o.solver == "lbm" ? 2.0 * 19 * (o.precision == "fp16" ? 2 : 4) + 1 : 27.0 * 8 + 96.0 * o.levels;
+  if (rank == 0) {
+    bench::Record r = bench::environment_record(space, ceil);
+    r.set("benchmark", "scaling")
+        .set("case", fmt::format("{}-{}-{}-{}-n{}", o.solver, o.mode, t.resolved, o.precision, o.size))
+        .set("solver", o.solver).set("mode", o.mode).set("ranks", P).set("transport_requested", o.transport)
+        .set("transport", t.resolved).set("size_per_rank_or_total", static_cast<long long>(o.size))
+        .set("global", t.shape).set("global_cells", static_cast<long long>(t.global_cells))
+        .set("cells_per_rank", double(t.global_cells) / P).set("steps", o.steps).set("reps", o.reps)
+        .set("kernel", o.kernel).set("precision", o.precision).set("levels", o.levels)
+        .set("seconds_per_step", t.seconds / o.steps).set("throughput", per_s)
+        .set("throughput_unit", o.solver == "lbm" ? "cell-updates/s (LUPs/s)" : "cell-updates/s")
+        .set("bytes_per_cell", bytes)
+        .set("fraction_of_ceiling", per_s * bytes / (ceil.bytes_per_s * P));
+    std::printf("%s\n", r.str().c_str());
+    std::fflush(stdout);
+  }
+  return 0;
+}

@@ -1,0 +1,166 @@
+#include "tessera/domain/halo_transport.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "tessera/core/error.hpp"
+#include "tessera/domain/halo_plan.hpp"
+#include "tessera/domain/nccl_comm.hpp"
+
+namespace tessera::domain {
+
+namespace {
+int mpi_bytes(int64_t b) {
+  if (b > int64_t(INT_MAX))
+    TESSERA_THROW(fmt::format("halo message of {} bytes exceeds MPI's int count; use more ranks, fewer fields per "
+                              "exchange, or a smaller ghost width",
+                              b));
+  return int(b);
+}
+}  // namespace
+
+HaloTransport::HaloTransport(MPI_Comm comm, Transport requested, const exec::Exec& ex, std::vector<WireMessage> msgs,
+                             int64_t send_bytes, int64_t recv_bytes, const char* label)
+    : ex_(ex), msgs_(std::move(msgs)) {
+  int nranks = 1;
+  MPI_Comm_size(comm, &nranks);
+  const bool dev = ex_.on_device();
+  transport_ = resolve_transport(requested, dev, nranks);
+  for (const WireMessage& m : msgs_)
+    TESSERA_REQUIRE(m.send_offset + m.send_bytes <= send_bytes && m.recv_offset + m.recv_bytes <= recv_bytes,
+                    std::string(label) + ": a message lies outside its staging buffer");
+  const MemKind mk = dev ? MemKind::Device : MemKind::Host;
+  send_ = Buffer<unsigned char>(size_t(send_bytes), mk, label);
+  recv_ = Buffer<unsigned char>(size_t(recv_bytes), mk, label);
+  if (dev && transport_ == Transport::HostStaged) {
+    h_send_ = Buffer<unsigned char>(size_t(send_bytes), MemKind::Pinned, label);
+    h_recv_ = Buffer<unsigned char>(size_t(recv_bytes), MemKind::Pinned, label);
+  }
+  const int n = int(msgs_.size());
+  for (int i = 0; i < n; ++i) send_order_.push_back(i), recv_order_.push_back(i);
+  std::stable_sort(send_order_.begin(), send_order_.end(),
+                   [&](int a, int b) { return msgs_[size_t(a)].send_tag < msgs_[size_t(b)].send_tag; });
+  std::stable_sort(recv_order_.begin(), recv_order_.end(),
+                   [&](int a, int b) { return msgs_[size_t(a)].recv_tag < msgs_[size_t(b)].recv_tag; });
+  send_req_.assign(size_t(n), MPI_REQUEST_NULL);
+  recv_req_.assign(size_t(n), MPI_REQUEST_NULL);
+  if (transport_ == Transport::Nccl)
+    nccl_ = nccl_comm_for(comm);
+  else
+    halo_check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+}
+
+HaloTransport::~HaloTransport() {
+  abandon();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
+}
+
+HaloTransport::HaloTransport(HaloTransport&& o) noexcept { *this = std::move(o); }
+
+HaloTransport& HaloTransport::operator=(HaloTransport&& o) noexcept {
+  if (this == &o) return *this;
+  abandon();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
+  transport_ = o.transport_;
+  ex_ = o.ex_;
+  comm_ = std::exchange(o.comm_, MPI_COMM_NULL);
+  msgs_ = std::move(o.msgs_);
+  send_order_ = std::move(o.send_order_);
+  recv_order_ = std::move(o.recv_order_);
+  send_ = std::move(o.send_);
+  recv_ = std::move(o.recv_);
+  h_send_ = std::move(o.h_send_);
+  h_recv_ = std::move(o.h_recv_);
+  send_req_ = std::move(o.send_req_);
+  recv_req_ = std::move(o.recv_req_);
+  nccl_ = std::move(o.nccl_);
+  handed_out_ = o.handed_out_;
+  in_flight_ = std::exchange(o.in_flight_, false);
+  return *this;
+}
+
+void HaloTransport::post() {
+  TESSERA_REQUIRE(!in_flight_, "halo transport: post() called again before complete()");
+  handed_out_ = 0;
+  in_flight_ = true;
+  if (msgs_.empty()) return;
+  if (transport_ == Transport::Nccl) {
+    std::vector<NcclComm::Op> ops;
+    ops.reserve(2 * msgs_.size());
+    for (int i : recv_order_) {
+      const WireMessage& m = msgs_[size_t(i)];
+      ops.push_back({false, m.peer, recv_.data() + m.recv_offset, size_t(m.recv_bytes)});
+    }
+    for (int i : send_order_) {
+      const WireMessage& m = msgs_[size_t(i)];
+      ops.push_back({true, m.peer, send_.data() + m.send_offset, size_t(m.send_bytes)});
+    }
+    nccl_->group(ops.data(), int(ops.size()), ex_.stream);
+    return;
+  }
+  const bool staged = ex_.on_device() && transport_ == Transport::HostStaged;
+  if (staged)
+    copy_n(h_send_.data(), MemKind::Pinned, send_.data(), MemKind::Device, send_.size(), ex_.stream);
+  // MPI reads the send buffer from this thread: the pack (and copy) must be done. The same fence
+  // retires the previous exchange's unpacks before MPI may overwrite the receive buffer.
+  exec::fence(ex_);
+  unsigned char* sbuf = staged ? h_send_.data() : send_.data();
+  unsigned char* rbuf = staged ? h_recv_.data() : recv_.data();
+  // Receives before sends, so that a neighbour's message finds its receive already posted.
+  for (int i : recv_order_) {
+    const WireMessage& m = msgs_[size_t(i)];
+    halo_check_mpi(MPI_Irecv(rbuf + m.recv_offset, mpi_bytes(m.recv_bytes), MPI_BYTE, m.peer, m.recv_tag, comm_,
+                             &recv_req_[size_t(i)]),
+                   "MPI_Irecv");
+  }
+  for (int i : send_order_) {
+    const WireMessage& m = msgs_[size_t(i)];
+    halo_check_mpi(MPI_Isend(sbuf + m.send_offset, mpi_bytes(m.send_bytes), MPI_BYTE, m.peer, m.send_tag, comm_,
+                             &send_req_[size_t(i)]),
+                   "MPI_Isend");
+  }
+}
+
+int HaloTransport::next_arrived() {
+  TESSERA_REQUIRE(in_flight_, "halo transport: next_arrived() without post()");
+  if (handed_out_ >= int(msgs_.size())) return -1;
+  if (transport_ == Transport::Nccl) return handed_out_++;  // stream order: all are "there"
+  int i = MPI_UNDEFINED;
+  halo_check_mpi(MPI_Waitany(int(recv_req_.size()), recv_req_.data(), &i, MPI_STATUS_IGNORE), "MPI_Waitany");
+  if (i == MPI_UNDEFINED) return -1;
+  ++handed_out_;
+  if (ex_.on_device() && transport_ == Transport::HostStaged) {
+    const WireMessage& m = msgs_[size_t(i)];
+    copy_n(recv_.data() + m.recv_offset, MemKind::Device, h_recv_.data() + m.recv_offset, MemKind::Pinned,
+           size_t(m.recv_bytes), ex_.stream);
+  }
+  return i;
+}
+
+void HaloTransport::complete() {
+  TESSERA_REQUIRE(in_flight_, "halo transport: complete() without post()");
+  if (transport_ != Transport::Nccl) {
+    halo_check_mpi(MPI_Waitall(int(recv_req_.size()), recv_req_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    halo_check_mpi(MPI_Waitall(int(send_req_.size()), send_req_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+  in_flight_ = false;
+}
+
+void HaloTransport::abandon() noexcept {
+  if (!in_flight_) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && transport_ != Transport::Nccl) {
+    MPI_Waitall(int(recv_req_.size()), recv_req_.data(), MPI_STATUSES_IGNORE);
+    MPI_Waitall(int(send_req_.size()), send_req_.data(), MPI_STATUSES_IGNORE);
+  }
+  in_flight_ = false;
+}
+
+}  // namespace tessera::domain
