@@ -31,6 +31,10 @@ def main():
     ax[0, 1].legend()
     ax[1, 0].plot(t, d["pressure"])
     ax[1, 0].set_ylabel("pressure")
+    if "volume" in d.dtype.names and np.ptp(d["volume"]) > 0:  # NPT: the volume on a second axis
+        tv = ax[1, 0].twinx()
+        tv.plot(t, d["volume"], "C1", lw=0.8)
+        tv.set_ylabel("volume", color="C1")
     c = d["conserved"]
     ax[1, 1].plot(t, c - c[0])
     ax[1, 1].set_ylabel("conserved - conserved(0), per atom")

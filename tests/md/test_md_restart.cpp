@@ -69,6 +69,10 @@ void check_restart(exec::Space space, const std::string& yaml, const std::vector
   CHECK(resumed->step_count() == n / 2);
   advance(*resumed, n, te);
   CHECK(same_state(*straight, *resumed));
+  if (straight->config().integrator == Integrator::npt) {
+    CHECK(straight->barostat().v_eps() == resumed->barostat().v_eps());
+    CHECK(straight->box().L[0] == resumed->box().L[0]);
+  }
   if (straight->config().integrator == Integrator::nose_hoover) {
     CHECK(same_bits(straight->nose_hoover().xi(), resumed->nose_hoover().xi()));
     CHECK(same_bits(straight->nose_hoover().v(), resumed->nose_hoover().v()));
@@ -89,8 +93,8 @@ void check_restart(exec::Space space, const std::string& yaml, const std::vector
 }
 }  // namespace
 
-TEST_CASE("md restart is bit-identical: NVE, Langevin, Nose-Hoover", "[md][restart]") {
-  for (const char* integ : {"nve", "langevin", "nose_hoover"}) {
+TEST_CASE("md restart is bit-identical: NVE, Langevin, Nose-Hoover, NPT", "[md][restart]") {
+  for (const char* integ : {"nve", "langevin", "nose_hoover", "npt"}) {
     INFO("integrator " << integ);
     check_restart(exec::Space::Host, kLiquid, {std::string("run.integrator=") + integ}, 240, integ);
   }
@@ -134,7 +138,7 @@ TEST_CASE("md refuses a checkpoint of another case, naming the difference", "[md
 
 TEST_CASE("md restart on the GPU is bit-identical to the uninterrupted GPU run", "[md][restart][gpu]") {
   TESSERA_GPU_TEST();
-  for (const char* integ : {"nve", "langevin", "nose_hoover"}) {
+  for (const char* integ : {"nve", "langevin", "nose_hoover", "npt"}) {
     INFO("integrator " << integ);
     check_restart(exec::Space::Device, kLiquid, {std::string("run.integrator=") + integ}, 240,
                   std::string("gpu_") + integ);

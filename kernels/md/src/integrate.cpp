@@ -65,6 +65,27 @@ struct Scale {
   }
 };
 
+struct KickScaled {
+  ParticleView p;
+  double h, a, b;  // h = dt/2
+  TESSERA_HD void operator()(int64_t i) const {
+    const double k = b * h * p.inv_mass[p.type[i]];
+    p.vx[i] = a * p.vx[i] + k * p.fx[i];
+    p.vy[i] = a * p.vy[i] + k * p.fy[i];
+    p.vz[i] = a * p.vz[i] + k * p.fz[i];
+  }
+};
+
+struct DriftScaled {
+  ParticleView p;
+  double dt, lo0, lo1, lo2, e, c;
+  TESSERA_HD void operator()(int64_t i) const {
+    p.x[i] = lo0 + e * (p.x[i] - lo0) + c * dt * p.vx[i];
+    p.y[i] = lo1 + e * (p.y[i] - lo1) + c * dt * p.vy[i];
+    p.z[i] = lo2 + e * (p.z[i] - lo2) + c * dt * p.vz[i];
+  }
+};
+
 struct Sums {
   ParticleView p;
   bool energies;
@@ -103,6 +124,14 @@ void langevin_baoa(const exec::Exec& ex, Particles& p, double dt, double gamma, 
 
 void scale_velocities(const exec::Exec& ex, Particles& p, double s) {
   exec::parallel_for(ex, "md::scale_v", p.size(), Scale{p.view(), s});
+}
+
+void kick_scaled(const exec::Exec& ex, Particles& p, double dt, double a, double b) {
+  exec::parallel_for(ex, "md::kick_scaled", p.size(), KickScaled{p.view(), 0.5 * dt, a, b});
+}
+
+void drift_scaled(const exec::Exec& ex, Particles& p, double dt, const double lo[3], double e, double c) {
+  exec::parallel_for(ex, "md::drift_scaled", p.size(), DriftScaled{p.view(), dt, lo[0], lo[1], lo[2], e, c});
 }
 
 ThermoSums thermo_sums(const exec::Exec& ex, Particles& p, bool energies) {

@@ -75,8 +75,9 @@ Schema build_schema() {
   s.section("run", "Integration");
   s.add_int("run.steps").default_value(1000).min(0).describe("Time steps");
   s.add_float("run.dt").default_value(0.005).greater_than(0).unit("time").describe("Time step");
-  s.add_enum("run.integrator", {"nve", "langevin", "nose_hoover"}).default_value("nve")
-      .describe("nve: velocity Verlet; langevin: BAOAB; nose_hoover: NHC (MTK splitting)");
+  s.add_enum("run.integrator", {"nve", "langevin", "nose_hoover", "npt"}).default_value("nve")
+      .describe("nve: velocity Verlet; langevin: BAOAB; nose_hoover: NHC (MTK splitting); npt: isotropic MTK "
+                "barostat + NHC (Tuckerman et al. 2006)");
   s.add_enum("run.precision", {"double", "mixed"}).default_value("double")
       .describe("mixed: forces in float, positions and sums in double");
   s.section("thermostat", "NVT settings");
@@ -85,6 +86,11 @@ Schema build_schema() {
   s.add_float("thermostat.tau").default_value(0.5).greater_than(0).unit("time").describe("Nose-Hoover period");
   s.add_int("thermostat.chain").default_value(3).min(1).max(10).describe("Nose-Hoover chain length");
   s.add_int("thermostat.seed").default_value(4928459).min(0).describe("Langevin random seed");
+  s.section("barostat", "NPT settings (run.integrator: npt; the thermostat section sets T and the particle chain)");
+  s.add_float("barostat.pressure").default_value(1.0).unit("pressure").describe("Target pressure P_ext");
+  s.add_float("barostat.tau").default_value(2.5).greater_than(0).unit("time")
+      .describe("Barostat period tau_P: W = (N_f + 3) kT tau_P^2 (LAMMPS suggests ~1000 steps)");
+  s.add_int("barostat.chain").default_value(3).min(1).max(10).describe("Chain length of the barostat's thermostat");
   s.section("output", "Output");
   s.add_int("output.thermo_every").default_value(100).min(1).describe("Steps between thermo lines (terminal and CSV)");
   s.add_bool("output.thermo_csv").default_value(true).describe("Write thermo.csv in the output directory");
@@ -180,6 +186,9 @@ CaseConfig read_config(const Case& c) {
   k.sim.tau = c.get<double>("thermostat.tau");
   k.sim.chain = c.get<int>("thermostat.chain");
   k.sim.seed = uint64_t(c.get<int64_t>("thermostat.seed"));
+  k.sim.pressure = c.get<double>("barostat.pressure");
+  k.sim.tau_p = c.get<double>("barostat.tau");
+  k.sim.chain_p = c.get<int>("barostat.chain");
   k.thermo_every = c.get<int64_t>("output.thermo_every");
   k.thermo_csv = c.get<bool>("output.thermo_csv");
   k.trajectory_every = c.get<int64_t>("output.trajectory_every");

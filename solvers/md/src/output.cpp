@@ -66,7 +66,7 @@ RunOutput::RunOutput(const Runtime& rt, const Case& c, const CaseConfig& k, cons
     : units_(k.sim.units), rank_(rt.rank()), dir_(dir) {
   const std::string thermo_header =
       fmt::format("# units {}; per-atom energies; conserved = the integrator's conserved quantity per atom\n"
-                  "step,time,temperature,ke,pe,etotal,pressure,conserved\n", units_.name);
+                  "step,time,temperature,ke,pe,etotal,pressure,conserved,volume\n", units_.name);
   if (k.thermo_csv) thermo_ = open_csv("thermo.csv", thermo_header.c_str(), resume_step);
   if (k.msd_every > 0)
     msd_ = open_csv("msd.csv",
@@ -111,8 +111,8 @@ void RunOutput::thermo(const Thermo& t) {
   log::info("{:>10} {:>12.5f} {:>10.5f} {:>12.6f} {:>12.6f} {:>12.6f} {:>12.6f} {:>14.8f}", t.step, t.time,
             t.temperature, t.ke, t.pe, t.etotal, t.pressure, t.conserved);
   if (!thermo_) return;
-  std::fprintf(thermo_, "%lld,%.10g,%.10g,%.12g,%.12g,%.12g,%.10g,%.12g\n", static_cast<long long>(t.step), t.time,
-               t.temperature, t.ke, t.pe, t.etotal, t.pressure, t.conserved);
+  std::fprintf(thermo_, "%lld,%.10g,%.10g,%.12g,%.12g,%.12g,%.10g,%.12g,%.12g\n", static_cast<long long>(t.step),
+               t.time, t.temperature, t.ke, t.pe, t.etotal, t.pressure, t.conserved, t.volume);
   std::fflush(thermo_);
 }
 

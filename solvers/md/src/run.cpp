@@ -54,6 +54,9 @@ void log_setup(const CaseConfig& k, const Simulation& sim, std::size_t nbonds, e
   if (k.sim.tail)
     log::info("tail corrections: E_tail/N = {:.6f}, P_tail = {:.6f}", sim.tail_energy() / double(sim.natoms()),
               sim.tail_pressure() * u.nktv2p);
+  if (k.sim.integrator == Integrator::npt)
+    log::info("npt: isotropic MTK barostat, P_ext = {} {}, tau_P = {} {}, NHC on particles (tau = {}) and barostat",
+              k.sim.pressure, u.name == "real" ? "atm" : "epsilon/sigma^3", k.sim.tau_p, u.time, k.sim.tau);
   for (int a = 0; a < 3; ++a)
     if (!b.periodic[a])
       log::info("walls on axis {}: 9-3 wall at {} and {}", "xyz"[a], b.lo[a], b.lo[a] + b.L[a]);

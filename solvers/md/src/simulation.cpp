@@ -12,7 +12,8 @@ Integrator parse_integrator(const std::string& s) {
   if (s == "nve") return Integrator::nve;
   if (s == "langevin") return Integrator::langevin;
   if (s == "nose_hoover" || s == "nvt") return Integrator::nose_hoover;
-  TESSERA_THROW("unknown integrator '" + s + "': expected nve, langevin or nose_hoover");
+  if (s == "npt") return Integrator::npt;
+  TESSERA_THROW("unknown integrator '" + s + "': expected nve, langevin, nose_hoover or npt");
 }
 
 const char* to_string(Integrator i) {
@@ -20,6 +21,7 @@ const char* to_string(Integrator i) {
     case Integrator::nve: return "nve";
     case Integrator::langevin: return "langevin";
     case Integrator::nose_hoover: return "nose_hoover";
+    case Integrator::npt: return "npt";
   }
   return "?";
 }
@@ -53,8 +55,13 @@ Simulation::Simulation(exec::Space space, const SimConfig& cfg, const Box& box, 
   // theirs), not by Langevin.
   const int conserved = int(box.periodic[0]) + int(box.periodic[1]) + int(box.periodic[2]);
   nf_ = cfg.integrator == Integrator::langevin ? 3.0 * double(n) : std::max(3.0 * double(n) - conserved, 1.0);
-  if (cfg.integrator == Integrator::nose_hoover)
+  if (cfg.integrator == Integrator::nose_hoover || cfg.integrator == Integrator::npt)
     nhc_ = NoseHooverChain(cfg.chain, cfg.units.kB * cfg.temperature, cfg.tau, nf_);
+  if (cfg.integrator == Integrator::npt) {
+    if (cfg.walls.any()) TESSERA_THROW("run.integrator: npt needs a periodic box on every axis (no walls)");
+    baro_ = MtkBarostat(cfg.units.kB * cfg.temperature, cfg.pressure / cfg.units.nktv2p, cfg.tau_p, cfg.chain_p, nf_);
+  }
+  v0_ = box_.volume();
   if (cfg.tail) {
     std::vector<int64_t> counts(std::size_t(pot_.ntypes()), 0);
     for (int t : init.type) ++counts[std::size_t(t)];
@@ -64,6 +71,7 @@ Simulation::Simulation(exec::Space space, const SimConfig& cfg, const Box& box, 
 }
 
 void Simulation::rebuild() {
+  list_box_ = box_;
   nl_.build(ex_, particles_, box_);
   if (cfg_.sort_every > 0 && ++builds_since_sort_ >= cfg_.sort_every) {
     // Re-sort particles in cell order so that neighbours are close in memory, then rebuild on the
@@ -94,6 +102,7 @@ void Simulation::setup() {
 }
 
 void Simulation::step(bool energies) {
+  if (cfg_.integrator == Integrator::npt) return step_npt();
   const double dt = cfg_.dt;
   const double kT = cfg_.units.kB * cfg_.temperature;
   switch (cfg_.integrator) {
@@ -104,6 +113,7 @@ void Simulation::step(bool energies) {
       // Keyed by the step being taken, so a restart at step s continues the same random sequence.
       langevin_baoa(ex_, particles_, dt, cfg_.gamma, kT, cfg_.seed, uint64_t(step_));
       break;
+    case Integrator::npt:  // handled by step_npt()
     case Integrator::nose_hoover: {
       const double s = nhc_.half_step(2 * kinetic_energy(ex_, particles_), dt);
       scale_velocities(ex_, particles_, s);
@@ -136,15 +146,56 @@ Thermo Simulation::thermo() {
   t.time = time_;
   t.temperature = 2 * s.ke / (nf_ * cfg_.units.kB);
   t.ke = s.ke / n;
-  t.pe = (s.pe + e_tail_) / n;
+  t.pe = (s.pe + tail_energy()) / n;
   t.etotal = t.ke + t.pe;
-  t.pressure = (2 * s.ke + s.virial) / (3 * box_.volume()) * cfg_.units.nktv2p + p_tail_ * cfg_.units.nktv2p;
-  t.conserved = t.etotal + (cfg_.integrator == Integrator::nose_hoover ? nhc_.energy() / n : 0.0);
+  t.pressure = ((2 * s.ke + s.virial) / (3 * box_.volume()) + tail_pressure()) * cfg_.units.nktv2p;
+  t.volume = box_.volume();
+  t.conserved = t.etotal + nhc_.energy() / n;  // a default chain (NVE, Langevin) has no energy
+  if (cfg_.integrator == Integrator::npt) t.conserved += baro_.energy(box_.volume()) / n;
   for (int a = 0; a < 3; ++a) t.momentum[a] = s.p[a];
   if (!std::isfinite(t.pe))
     TESSERA_THROW("md: potential energy is not finite at step " + std::to_string(step_) +
                   " (a FENE bond stretched beyond R0, or overlapping atoms): lower the time step or relax the start");
   return t;
+}
+
+}  // namespace tessera::md
+
+namespace tessera::md {
+
+// One MTK step (barostat.hpp: Tuckerman et al. 2006 eq. 2.26). Forces carry energies and virials on every
+// step: the barostat's force G_eps needs the virial at both half kicks.
+void Simulation::step_npt() {
+  const double dt = cfg_.dt;
+  auto half = [&](bool first) {
+    if (first) {
+      baro_.thermostat_half_step(dt);
+      scale_velocities(ex_, particles_, nhc_.half_step(2 * kinetic_energy(ex_, particles_), dt));
+    }
+    const ThermoSums s = thermo_sums(ex_, particles_, true);
+    baro_.half_kick(2 * s.ke, s.virial, box_.volume(), tail_pressure(), dt);
+    if (!first) {
+      scale_velocities(ex_, particles_, nhc_.half_step(2 * kinetic_energy(ex_, particles_), dt));
+      baro_.thermostat_half_step(dt);
+    }
+  };
+  auto kick_v = [&] {
+    const double x = baro_.alpha() * baro_.v_eps() * dt;
+    kick_scaled(ex_, particles_, dt, std::exp(-0.5 * x), std::exp(-0.25 * x) * sinhc(0.25 * x));
+  };
+  TESSERA_REQUIRE(have_energies_, "npt: the previous force call must carry virials (setup() or a step)");
+  half(true);
+  kick_v();
+  const double ve = baro_.v_eps() * dt;
+  drift_scaled(ex_, particles_, dt, box_.lo, std::exp(ve), std::exp(0.5 * ve) * sinhc(0.5 * ve));
+  for (double& L : box_.L) L *= std::exp(ve);
+  maybe_rebuild();
+  compute_forces(true);
+  // kick_v before the second G_eps half kick: the same factors (v_eps is unchanged in between).
+  kick_v();
+  half(false);
+  ++step_;
+  time_ += dt;
 }
 
 }  // namespace tessera::md

@@ -13,9 +13,12 @@
 //  - the re-sort counter (particles are permuted every neighbor.sort_every builds);
 //  - the Nose-Hoover chain (xi_k, v_k); Langevin noise is Philox keyed by (seed, id, step): the step is
 //    its whole state, and the seed is part of the case (checked through the case hash);
+//  - NPT: the box, the box of the last list build, v_eps and the barostat's chain; per-atom energies and
+//    virials (the first barostat half kick of the next step uses the virial of the last force call);
 //  - step and time.
 // Layout: /local/<array> per particle (this rank's rows), /global/md_state = [format, n, ntypes,
-// builds_since_sort, integrator, chain length, msd], /global/nhc_xi, /global/nhc_v, /global/box = lo, L.
+// builds_since_sort, integrator, chain length, msd, have_energies], /global/nhc_xi, /global/nhc_v,
+// /global/box and /global/list_box = lo, L; /global/barostat = [v_eps], /global/baro_xi, /global/baro_v.
 #include <fmt/format.h>
 
 #include <unordered_map>
@@ -27,7 +30,7 @@
 namespace tessera::md {
 
 namespace {
-constexpr int64_t kFormat = 1;
+constexpr int64_t kFormat = 2;
 
 template <class T>
 std::vector<T> to_host(const Buffer<T>& b, int64_t n) {
@@ -62,17 +65,26 @@ std::string Simulation::write_checkpoint(MPI_Comm comm, const std::string& dir, 
   d.reserve(16), i32.reserve(4);
   add_d("x", p.x), add_d("y", p.y), add_d("z", p.z);
   add_d("vx", p.vx), add_d("vy", p.vy), add_d("vz", p.vz);
-  add_d("fx", p.fx), add_d("fy", p.fy), add_d("fz", p.fz);
+  add_d("fx", p.fx), add_d("fy", p.fy), add_d("fz", p.fz), add_d("pe", p.pe), add_d("vir", p.vir);
   add_d("x0", nl_.reference_x()), add_d("y0", nl_.reference_y()), add_d("z0", nl_.reference_z());
   if (cfg_.msd) add_d("rx0", p.rx0), add_d("ry0", p.ry0), add_d("rz0", p.rz0);
   add_i("type", p.type), add_i("ix", p.ix), add_i("iy", p.iy), add_i("iz", p.iz);
   const std::vector<int64_t> ids = to_host(p.id, n);
   cd.add_local("id", ids.data(), n);
   const std::vector<int64_t> state{kFormat, n, int64_t(p.ntypes()), builds_since_sort_, int64_t(cfg_.integrator),
-                                   int64_t(nhc_.length()), cfg_.msd ? 1 : 0};
+                                   int64_t(nhc_.length()), cfg_.msd ? 1 : 0, have_energies_ ? 1 : 0};
   cd.add_global("md_state", state.data(), int64_t(state.size()));
   const std::vector<double> box{box_.lo[0], box_.lo[1], box_.lo[2], box_.L[0], box_.L[1], box_.L[2]};
   cd.add_global("box", box.data(), 6);
+  const std::vector<double> lbox{list_box_.lo[0], list_box_.lo[1], list_box_.lo[2],
+                                 list_box_.L[0],  list_box_.L[1],  list_box_.L[2]};
+  cd.add_global("list_box", lbox.data(), 6);
+  const double v_eps = baro_.v_eps();
+  if (cfg_.integrator == Integrator::npt) {
+    cd.add_global("barostat", &v_eps, 1);
+    cd.add_global("baro_xi", baro_.chain().xi().data(), baro_.chain().length());
+    cd.add_global("baro_v", baro_.chain().v().data(), baro_.chain().length());
+  }
   if (nhc_.length() > 0) {
     cd.add_global("nhc_xi", nhc_.xi().data(), nhc_.length());
     cd.add_global("nhc_v", nhc_.v().data(), nhc_.length());
@@ -87,7 +99,7 @@ std::string Simulation::write_checkpoint(MPI_Comm comm, const std::string& dir, 
 void Simulation::restore(const io::CheckpointReader& r) {
   const std::string& path = r.path();
   const auto state = r.read_global<int64_t>("md_state");
-  if (state.size() != 7 || state[0] != kFormat)
+  if (state.size() != 8 || state[0] != kFormat)
     TESSERA_THROW(path + ": /global/md_state is not an md checkpoint of format " + std::to_string(kFormat) +
                   ": restart with the Tessera version that wrote it, or start from scratch");
   const int64_t n = particles_.size();
@@ -97,10 +109,17 @@ void Simulation::restore(const io::CheckpointReader& r) {
   if (state[4] != int64_t(cfg_.integrator) || state[5] != int64_t(nhc_.length()) || (state[6] != 0) != cfg_.msd)
     TESSERA_THROW(path + ": run.integrator, thermostat.chain or output.msd_every differ from the run that wrote the "
                          "checkpoint: restart with its case");
-  const auto box = r.read_global<double>("box");
+  const auto box = r.read_global<double>("box"), lbox = r.read_global<double>("list_box");
+  TESSERA_REQUIRE(box.size() == 6 && lbox.size() == 6, path + ": /global/box and /global/list_box need 6 values");
+  const bool npt = cfg_.integrator == Integrator::npt;
   for (int a = 0; a < 3; ++a)
-    if (box.at(std::size_t(a)) != box_.lo[a] || box.at(std::size_t(3 + a)) != box_.L[a])
+    if (!npt && (box[std::size_t(a)] != box_.lo[a] || box[std::size_t(3 + a)] != box_.L[a]))
       TESSERA_THROW(path + ": the checkpoint's box differs from this case's box: restart with the case that wrote it");
+  Box list_box = box_;
+  for (int a = 0; a < 3; ++a) {
+    box_.lo[a] = box[std::size_t(a)], box_.L[a] = box[std::size_t(3 + a)];
+    list_box.lo[a] = lbox[std::size_t(a)], list_box.L[a] = lbox[std::size_t(3 + a)];
+  }
   if (r.nranks_written() != 1)
     TESSERA_THROW(fmt::format("{}: written by {} ranks; md runs on one rank", path, r.nranks_written()));
 
@@ -148,11 +167,14 @@ void Simulation::restore(const io::CheckpointReader& r) {
   HostParticles ref = h;
   ref.x = rd("x0"), ref.y = rd("y0"), ref.z = rd("z0");
   particles_.upload(ref);
-  nl_.build(ex_, particles_, box_);
+  list_box_ = list_box;
+  nl_.build(ex_, particles_, list_box_);
   particles_.upload(h);
   from_host(particles_.fx, rd("fx"));
   from_host(particles_.fy, rd("fy"));
   from_host(particles_.fz, rd("fz"));
+  from_host(particles_.pe, rd("pe"));
+  from_host(particles_.vir, rd("vir"));
   if (cfg_.msd) {
     set_msd_reference(ex_, particles_, box_);  // allocates; overwritten by the stored references
     from_host(particles_.rx0, rd("rx0"));
@@ -167,9 +189,18 @@ void Simulation::restore(const io::CheckpointReader& r) {
     nhc_.xi() = xi;
     nhc_.v() = v;
   }
+  if (npt) {
+    const auto ve = r.read_global<double>("barostat");
+    const auto xi = r.read_global<double>("baro_xi"), v = r.read_global<double>("baro_v");
+    TESSERA_REQUIRE(ve.size() == 1 && int(xi.size()) == baro_.chain().length() && int(v.size()) == baro_.chain().length(),
+                    path + ": barostat state has the wrong length");
+    baro_.v_eps_ref() = ve[0];
+    baro_.chain().xi() = xi;
+    baro_.chain().v() = v;
+  }
   step_ = r.meta().step;
   time_ = r.meta().time;
-  have_energies_ = false;
+  have_energies_ = state[7] != 0;
   exec::fence(ex_);
 }
 

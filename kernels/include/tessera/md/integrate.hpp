@@ -20,6 +20,9 @@ void kick(const exec::Exec& ex, Particles& p, double dt);
 void langevin_baoa(const exec::Exec& ex, Particles& p, double dt, double gamma, double kT, uint64_t seed,
                    uint64_t step);
 void scale_velocities(const exec::Exec& ex, Particles& p, double s);
+// MTK (barostat.hpp): v <- a v + b (dt/2) F/m, and x <- lo + e (x - lo) + c dt v (the exact linear flows).
+void kick_scaled(const exec::Exec& ex, Particles& p, double dt, double a, double b);
+void drift_scaled(const exec::Exec& ex, Particles& p, double dt, const double lo[3], double e, double c);
 
 struct ThermoSums {
   double ke = 0;          // sum m v^2 / 2 (energy units)

@@ -15,6 +15,7 @@
 
 #include "tessera/core/exec.hpp"
 #include "tessera/io/checkpoint.hpp"
+#include "tessera/md/barostat.hpp"
 #include "tessera/md/bond_list.hpp"
 #include "tessera/md/box.hpp"
 #include "tessera/md/forces.hpp"
@@ -28,7 +29,7 @@
 
 namespace tessera::md {
 
-enum class Integrator { nve, langevin, nose_hoover };
+enum class Integrator { nve, langevin, nose_hoover, npt };
 Integrator parse_integrator(const std::string& s);
 const char* to_string(Integrator i);
 
@@ -42,6 +43,9 @@ struct SimConfig {
   double gamma = 1.0;        // Langevin friction (1/time)
   double tau = 0.5;          // Nose-Hoover period (time)
   int chain = 3;             // Nose-Hoover chain length
+  double pressure = 1.0;     // npt: target pressure (pressure units)
+  double tau_p = 2.5;        // npt: barostat period (time)
+  int chain_p = 3;           // npt: chain length of the barostat's thermostat
   uint64_t seed = 1;         // Langevin random stream
   int sort_every = 20;       // spatially re-sort particles every this many list builds (0: never)
   bool tail = false;         // analytic LJ tail corrections in energy and pressure
@@ -56,7 +60,9 @@ struct Thermo {
   double temperature = 0;  // 2 KE / (Nf kB)
   double ke = 0, pe = 0, etotal = 0;  // per atom, energy units (pe includes the tail correction)
   double pressure = 0;     // pressure units (includes the tail correction)
-  double conserved = 0;    // per atom: NVE: etotal; NHC: etotal + chain energy; Langevin: etotal
+  double conserved = 0;    // per atom: NVE: etotal; NHC: etotal + chain energy; Langevin: etotal;
+                           // NPT: etotal + chains + (P_ext V + W v_eps^2 / 2) / N
+  double volume = 0;
   double momentum[3] = {0, 0, 0};
 };
 
@@ -79,6 +85,7 @@ class Simulation {
   const NeighborList& neighbors() const { return nl_; }
   const PairPotential& potential() const { return pot_; }
   NoseHooverChain& nose_hoover() { return nhc_; }
+  MtkBarostat& barostat() { return baro_; }
   exec::Exec exec() const { return ex_; }
   // Restore the clock after loading a checkpoint.
   void set_clock(int64_t step, double time) { step_ = step, time_ = time; }
@@ -93,11 +100,13 @@ class Simulation {
                                const io::CheckpointOptions& opt = {});
   // Replaces the state by a checkpoint's (after construction, instead of setup()).
   void restore(const io::CheckpointReader& r);
-  double tail_energy() const { return e_tail_; }
-  double tail_pressure() const { return p_tail_; }
+  // Tail corrections at the current volume (E_tail ~ 1/V, P_tail ~ 1/V^2 at fixed N; internal units).
+  double tail_energy() const { return e_tail_ * v0_ / box_.volume(); }
+  double tail_pressure() const { const double r = v0_ / box_.volume(); return p_tail_ * r * r; }
 
  private:
   void compute_forces(bool energies);
+  void step_npt();
   void maybe_rebuild();
   void rebuild();
 
@@ -112,7 +121,9 @@ class Simulation {
   int64_t step_ = 0;
   double time_ = 0;
   double nf_ = 0;
-  double e_tail_ = 0, p_tail_ = 0;
+  double e_tail_ = 0, p_tail_ = 0, v0_ = 1;  // tail corrections at the initial volume v0_
+  MtkBarostat baro_;
+  Box list_box_;  // the box of the last neighbour-list build (NPT: it changes every step)
   bool have_energies_ = false;
   int64_t builds_since_sort_ = 0;
 };
