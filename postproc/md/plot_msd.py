@@ -17,13 +17,24 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 
+def read_csv(path):
+    """Columns by name; leading '# ...' lines are comments (genfromtxt would take the first one for the header)."""
+    with open(path) as f:
+        skip = 0
+        for line in f:
+            if not line.startswith("#"):
+                break
+            skip += 1
+    return np.genfromtxt(path, delimiter=",", names=True, skip_header=skip)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
     ap.add_argument("-o", "--output", default=None, help="image file (default: next to the CSV)")
     ap.add_argument("--fit-from", type=float, default=None, help="fit D for t >= this time")
     a = ap.parse_args()
-    d = np.genfromtxt(a.csv, delimiter=",", names=True, comments="#")
+    d = read_csv(a.csv)
     t, m = d["time"], d["msd"]
     keep = t > 0
     fig, ax = plt.subplots(figsize=(6, 4.5))

@@ -15,12 +15,23 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 
+def read_csv(path):
+    """Columns by name; leading '# ...' lines are comments (genfromtxt would take the first one for the header)."""
+    with open(path) as f:
+        skip = 0
+        for line in f:
+            if not line.startswith("#"):
+                break
+            skip += 1
+    return np.genfromtxt(path, delimiter=",", names=True, skip_header=skip)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
     ap.add_argument("-o", "--output", default=None, help="image file (default: next to the CSV)")
     a = ap.parse_args()
-    d = np.genfromtxt(a.csv, delimiter=",", names=True, comments="#")
+    d = read_csv(a.csv)
     t = d["time"]
     fig, ax = plt.subplots(2, 2, figsize=(10, 7), sharex=True)
     ax[0, 0].plot(t, d["temperature"])
