@@ -12,6 +12,10 @@
 #if TESSERA_CUDA_COMPILER
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
 #include "tessera/core/cuda_check.hpp"
 #endif
 
@@ -21,12 +25,17 @@ namespace tessera::lbm {
 namespace {
 constexpr int kBlockX = 128;
 // Minimum resident blocks per SM (__launch_bounds__): the kernel is bound by memory latency and
-// bandwidth, so occupancy matters more than a few spilled registers. Measured on an H200 at 256^3 (BGK):
-//   D3Q19 fp32: 5 blocks (96 regs) 17,415 MLUPs/s; 8 blocks (64 regs, 8 B spill) 18,504 MLUPs/s
-//   D3Q27 fp32: 5 blocks (96 regs) 12,531 MLUPs/s; 8 blocks (64 regs, 132 B spill)  9,905 MLUPs/s
+// bandwidth, so occupancy matters more than a few spilled registers. Measured on an H200 at 256^3 (BGK,
+// periodic box, with the kNoWallNeighbour fast path; MLUPs/s fp32 / fp16; bench/results/*-tune-*.jsonl):
+//   D3Q19  128 x 8: 18,958 / 25,567   128 x 6: 20,626 / 25,684   128 x 4: 20,321 / 23,684
+//          256 x 4: 19,339 / 26,126    64 x 16: 17,751 / 25,175
+//   D3Q27  128 x 5: 14,649 / 18,575   128 x 6: 13,846 / 17,967   128 x 4: 14,346 / 17,120
+//          256 x 4:  9,747 / 12,662    64 x 16:  9,167 / 12,234
+// (block size x minimum blocks per SM). Tuning builds (-DTESSERA_LBM_LAUNCH_VARIANTS=ON) pick one at run
+// time with TESSERA_LBM_LAUNCH=BXxMB.
 template <class L>
 constexpr int min_blocks() {
-  return L::Q <= 19 ? 8 : 5;
+  return L::Q <= 19 ? 6 : 5;
 }
 
 // Wall velocities live in constant memory. Passing them inside the kernel's by-value argument and
@@ -34,10 +43,10 @@ constexpr int min_blocks() {
 // (288 bytes of local memory traffic per cell, seen with ncu/cuobjdump); constant memory is indexable.
 __constant__ WallTable c_walls;
 
-template <class L, class S, CollisionKind K, int MB>
-__global__ void __launch_bounds__(kBlockX, MB)
+template <class L, class S, CollisionKind K, int BX, int MB>
+__global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a) {
-  const int64_t i = int64_t(blockIdx.x) * kBlockX + threadIdx.x;
+  const int64_t i = int64_t(blockIdx.x) * BX + threadIdx.x;
   if (i >= a.grid.nx) return;
   const int64_t c = a.grid.cell(i, blockIdx.y, blockIdx.z);
   if (!is_fluid(__ldg(flags + c))) return;
@@ -53,8 +62,29 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   const StepArgs<A> a = detail::make_step_args<A>(s, p);
   const auto st = static_cast<cudaStream_t>(ex.stream);
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
-  const dim3 grid(unsigned((g.nx + kBlockX - 1) / kBlockX), unsigned(g.ny), unsigned(g.nz));
-  stream_collide_tuned<L, S, K, min_blocks<L>()><<<grid, kBlockX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a);
+  auto go = [&](auto bx, auto mb) {
+    constexpr int BX = decltype(bx)::value, MB = decltype(mb)::value;
+    const dim3 grid(unsigned((g.nx + BX - 1) / BX), unsigned(g.ny), unsigned(g.nz));
+    stream_collide_tuned<L, S, K, BX, MB><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a);
+  };
+  using std::integral_constant;
+#ifdef TESSERA_LBM_LAUNCH_VARIANTS
+  // Tuning builds only (-DTESSERA_LBM_LAUNCH_VARIANTS=ON): TESSERA_LBM_LAUNCH=BXxMB picks the block size
+  // and the __launch_bounds__ minimum blocks per SM at run time, so one build measures them all.
+  static const std::string v = [] {
+    const char* e = std::getenv("TESSERA_LBM_LAUNCH");
+    return std::string(e ? e : "");
+  }();
+  if (v == "128x8") go(integral_constant<int, 128>{}, integral_constant<int, 8>{});
+  else if (v == "256x4") go(integral_constant<int, 256>{}, integral_constant<int, 4>{});
+  else if (v == "64x16") go(integral_constant<int, 64>{}, integral_constant<int, 16>{});
+  else if (v == "128x6") go(integral_constant<int, 128>{}, integral_constant<int, 6>{});
+  else if (v == "128x5") go(integral_constant<int, 128>{}, integral_constant<int, 5>{});
+  else if (v == "256x3") go(integral_constant<int, 256>{}, integral_constant<int, 3>{});
+  else if (v == "128x4") go(integral_constant<int, 128>{}, integral_constant<int, 4>{});
+  else
+#endif
+    go(integral_constant<int, kBlockX>{}, integral_constant<int, min_blocks<L>()>{});
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_tuned");
 }
 
