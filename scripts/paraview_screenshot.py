@@ -33,10 +33,14 @@ def main():
     view.ViewSize = list(a.size)
 
     reader.UpdatePipeline(t)
-    points = reader.GetDataInformation().GetNumberOfCells() == reader.GetDataInformation().GetNumberOfPoints()
-    if points:  # particles: one vertex per point
+    info = reader.GetDataInformation()
+    # Particles (XDMF Polyvertex): one vertex per point; some readers report no cells for them.
+    points = info.GetNumberOfCells() in (0, info.GetNumberOfPoints())
+    if points:
         disp = Show(reader, view)
         disp.SetRepresentationType("Point Gaussian")
+        b = info.GetBounds()
+        disp.GaussianRadius = 0.012 * max(b[1] - b[0], b[3] - b[2], b[5] - b[4])  # ~ half a particle in a dense liquid
         ColorBy(disp, ("POINTS", a.array))
     else:
         bounds = reader.GetDataInformation().GetBounds()
