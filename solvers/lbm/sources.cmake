@@ -7,6 +7,9 @@ list(APPEND TESSERA_SOLVER_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/app_run.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/simulation_checkpoint.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/field_output.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/probes.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/initial.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/energy_series.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/geometry.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/stl.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/voxel_mask.cpp

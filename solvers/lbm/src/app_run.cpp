@@ -11,6 +11,8 @@
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/lbm/solver/app.hpp"
 #include "tessera/lbm/solver/field_output.hpp"
+#include "tessera/lbm/solver/energy_series.hpp"
+#include "tessera/lbm/solver/probes.hpp"
 #include "tessera/lbm/solver/forces.hpp"
 
 namespace tessera::lbm {
@@ -76,6 +78,17 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   int64_t last_ckpt_step = resume.empty() ? -1 : sim.step();  // the restart's checkpoint holds this step
   telemetry::Phases& ph = rec.phases();
   FieldOutput out(sim, units, c, opt.output_dir, c.get<bool>("output.vtk"), !resume.empty());
+  // Probe / line CSV series: on restart, rows past the checkpoint's step are dropped (no duplicates).
+  Probes probes(sim, units, c, opt.output_dir, resume.empty() ? -1 : sim.step());
+  const int64_t probe_every = probes.every() > 0 ? probes.every() : every;
+  EnergySeries energy(sim, units, c, opt.output_dir, resume.empty() ? -1 : sim.step());
+  auto sample = [&] {
+    const auto t = clock::now();
+    const int64_t s = sim.step();
+    if ((probe_every > 0 && s % probe_every == 0) || s == steps || s == 0) probes.sample(sim, double(s) * units.dt);
+    if (energy.every() > 0 && (s % energy.every() == 0 || s == steps)) energy.sample(sim, double(s) * units.dt);
+    ph.io += since(t);
+  };
   // Force / torque series of the obstacles (forces.csv, forces.h5); rows past a restart step are dropped.
   ForceSeries forces(sim, units, c, opt.output_dir, resume.empty() ? -1 : sim.step());
   auto sample_forces = [&] {
@@ -114,6 +127,7 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   };
 
   if (resume.empty() && !output()) return finish(exit_code::runtime_error, "unstable");
+  if (resume.empty()) sample();
   rec.begin(sim.step(), double(sim.step()) * units.dt);
   // Chunks end on output, checkpoint and progress steps, and at least every kStopCheck steps, where the
   // ranks agree on stopping (signal or wall time: one MPI_Allreduce).
@@ -121,7 +135,8 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   auto next_multiple = [](int64_t s, int64_t k) { return k > 0 ? (s / k + 1) * k : INT64_MAX; };
   while (sim.step() < steps) {
     const int64_t s = sim.step();
-    const int64_t end = std::min({steps, next_multiple(s, every), next_multiple(s, ckpt_every),
+    const int64_t end = std::min({steps, next_multiple(s, every), next_multiple(s, ckpt_every), next_multiple(s, probe_every),
+                                  next_multiple(s, energy.every()),
                                   next_multiple(s, forces.every()), next_multiple(s, progress_every), s + kStopCheck});
     const auto t = clock::now();
     sim.advance(end - s);
@@ -129,6 +144,7 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
     const double time = double(sim.step()) * units.dt;
     if ((every > 0 && sim.step() % every == 0) || sim.step() == steps)
       if (!output()) return finish(exit_code::runtime_error, "unstable");
+    sample();
     sample_forces();
     if (ckpt_every > 0 && sim.step() % ckpt_every == 0) checkpoint();
     rec.update(sim.step(), time);

@@ -5,6 +5,8 @@
 
 #include "tessera/domain/parallel_options.hpp"
 #include "tessera/lbm/solver/app.hpp"
+#include "tessera/lbm/solver/initial.hpp"
+#include "tessera/lbm/solver/probes.hpp"
 #include "tessera/lbm/solver/forces.hpp"
 #include "tessera/lbm/solver/geometry.hpp"
 
@@ -51,6 +53,11 @@ Schema make_schema() {
   s.add_enum("numerics.precision", {"fp64", "fp32", "fp16"}).default_value("fp32").describe("Population storage precision");
   s.add_enum("numerics.kernel", {"reference", "tuned"}).default_value("reference").describe("Portable kernel or the tuned CUDA kernel (GPU, 3-D, fp32/fp16)");
   s.add_int_array("numerics.ranks", 3).default_array({0, 0, 0}).min(0).describe("Rank grid (0: automatic)");
+  s.section("initial", "Initial state");
+  s.add_enum("initial.state", {"rest", "taylor_green"}).default_value("rest")
+      .describe("rest (density 1, velocity 0) or a Taylor-Green vortex, one period per box side (periodic box; 2-D or 3-D by the lattice)");
+  s.add_float("initial.velocity").default_value(0.0).min(0).unit("m/s")
+      .describe("Taylor-Green amplitude (0: physics.velocity)");
   s.section("time", "Run length");
   s.add_float("time.end").required().greater_than(0).unit("s").describe("Simulated time");
   s.section("output", "Output");
@@ -61,6 +68,18 @@ Schema make_schema() {
   s.add_int("output.checkpoint_every").default_value(0).min(0)
       .describe("Checkpoint every N steps (0: only when stopped by a signal or --max-walltime)");
   s.add_int("output.checkpoint_keep").default_value(3).min(0).describe("Checkpoints kept (older ones deleted); 0 = all");
+  s.add_int("output.energy_every").default_value(0).min(0)
+      .describe("Append the mean kinetic energy to energy.csv every N steps (0: off)");
+  s.add_int("output.probe_every").default_value(0).min(0)
+      .describe("Sample output.probes and output.lines every N steps (0: at the field output steps)");
+  Schema& pr = s.add_list("output.probes").describe("Probe points: nearest-cell density and velocity over time (probes.csv)").entries();
+  pr.add_string("name").required().describe("Column prefix in probes.csv (letters, digits, _ or -)");
+  pr.add_float_array("position", 3).required().unit("m").describe("Point [x, y, z]; the cell whose centre is nearest is read");
+  Schema& ln = s.add_list("output.lines").describe("Line samples: nearest-cell values at evenly spaced points (line_<name>.csv)").entries();
+  ln.add_string("name").required().describe("File name part: line_<name>.csv (letters, digits, _ or -)");
+  ln.add_float_array("start", 3).required().unit("m").describe("First point [x, y, z]");
+  ln.add_float_array("end", 3).required().unit("m").describe("Last point [x, y, z]");
+  ln.add_int("points").default_value(65).min(2).describe("Points from start to end, both included");
   s.add_check("stability", {"physics.viscosity", "physics.velocity", "numerics.lattice_velocity", "domain.length"},
               [](const Case& c) -> std::string {
                 const Units u = units_from_case(c);
@@ -72,6 +91,8 @@ Schema make_schema() {
                                      "coarsen domain.cells", u.tau);
                 return "";
               });
+  s.add_check("initial", {"initial.state", "domain.cells"}, check_initial);
+  s.add_check("probes", {"output.probes", "output.lines", "domain.cells", "domain.length"}, check_probes);
   domain::add_parallel_keys(s, /*memory=*/false);  // parallel.transport (multi-GPU, docs/domain.md)
   return s;
 }
@@ -112,6 +133,7 @@ SimulationSpec spec_from_case(const Case& c, const Units& u) {
   for (int a = 0; a < 3; ++a) s.collision.force[a] = acc[size_t(a)] * u.dt * u.dt / u.dx;
   s.global = c.get<std::array<int64_t, 3>>("domain.cells");
   s.rank_dims = c.get<std::array<int, 3>>("numerics.ranks");
+  s.initial = initial_from_case(c, u);
   s.transport = domain::parallel_from_case(c).transport;
   for (int f = 0; f < 6; ++f) {
     const std::string base = std::string("boundary.") + kFaces[f];
