@@ -14,6 +14,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import tessera_io as tio  # noqa: E402
+from validation_record import all_passed, record  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.join(HERE, "..", "..", "cases", "lbm", "reference")
@@ -53,8 +54,12 @@ def main():
     gy, gu = ghia("ghia1982_u_vertical_centreline.csv", a.re)
     gx, gv = ghia("ghia1982_v_horizontal_centreline.csv", a.re)
     eu = np.max(np.abs(np.interp(gy, yu, uu) - gu))
-    ev = np.max(np.abs(np.interp(gx, xv, vv) - gv))
+    # Transcription doubts named in cases/lbm/reference/ghia1982_v_horizontal_centreline.csv: not pass/fail points.
+    keep = ~(((a.re == 400) & np.isclose(gx, 0.9063)) | ((a.re == 1000) & np.isclose(gx, 0.5)))
+    ev = np.max(np.abs(np.interp(gx[keep], xv, vv) - gv[keep]))
     print(f"{files[-1]}: {nx}x{ny}, Re {a.re}: max |u - u_Ghia| = {eu:.4f} U, max |v - v_Ghia| = {ev:.4f} U")
+    record(f"cavity Re {a.re}, {nx}x{ny}: max |u - u_Ghia| on x = 0.5", f"{eu:.4f}", "Ghia et al. 1982", eu, a.tol, "U")
+    record(f"cavity Re {a.re}, {nx}x{ny}: max |v - v_Ghia| on y = 0.5", f"{ev:.4f}", "Ghia et al. 1982", ev, a.tol, "U")
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -72,7 +77,7 @@ def main():
         print(f"plot: {a.png}")
     except ImportError:
         print("matplotlib not installed: no plot")
-    return 1 if max(eu, ev) > a.tol else 0
+    return 0 if all_passed() else 1
 
 
 if __name__ == "__main__":
