@@ -15,14 +15,17 @@
 # TESSERA_SLURM_SIGNAL=timelimit leaves the signal to Slurm instead (--time=1 --signal=B:USR1@55, a longer case).
 # CPU only: --gpus-per-task=0 overrides the template's GPU request (this test cluster has no GRES).
 #
-# usage: run_requeue_test.sh WEATHER_BINARY SOURCE_DIR [PYTHON]   (PYTHON: a python3 with numpy and h5py)
+# usage: run_requeue_test.sh SOLVER_BINARY SOURCE_DIR [PYTHON]   (PYTHON: a python3 with numpy and h5py)
+# SOLVER_BINARY: the weather or the md executable; the case and the comparison follow its name.
 set -uo pipefail
 export PATH=/usr/sbin:/sbin:$PATH   # the daemons live in sbin
-WEATHER=${1:?usage: run_requeue_test.sh WEATHER_BINARY SOURCE_DIR}
-SRC=${2:?usage: run_requeue_test.sh WEATHER_BINARY SOURCE_DIR}
+WEATHER=${1:?usage: run_requeue_test.sh SOLVER_BINARY SOURCE_DIR}
+SRC=${2:?usage: run_requeue_test.sh SOLVER_BINARY SOURCE_DIR}
 PY=${3:-python3}
 # Absolute paths: the job runs in the temporary directory.
 WEATHER=$(realpath "$WEATHER") && SRC=$(realpath "$SRC") || { echo "no such file: $1 or $2" >&2; exit 2; }
+SOLVER=$(basename "$WEATHER")   # weather or md ($WEATHER is the solver binary either way)
+case "$SOLVER" in weather | md) ;; *) echo "the solver binary must be weather or md, got '$SOLVER'" >&2; exit 2 ;; esac
 # How the job is signalled: "scancel" (default) right after its first checkpoint, or "timelimit": by Slurm
 # itself, --signal=B:USR1@55 with --time=1, on a case long enough to be caught (slower: one or more requeues).
 MODE=${TESSERA_SLURM_SIGNAL:-scancel}
@@ -105,6 +108,20 @@ EOF
 # One model day is about 2000 steps, ~8 s of CPU time; the time-limit mode needs a run that outlasts the
 # 5-35 s after which Slurm's warning signal arrives.
 if [ "$MODE" = timelimit ]; then sed -i 's/END_TIME/518400.0/' "$CASE"; else sed -i 's/END_TIME/86400.0/' "$CASE"; fi
+if [ "$SOLVER" = md ]; then
+  # md: a 2,048-atom Langevin LJ liquid, ~6,000 steps (~20 s of CPU time here; 6x longer for the time-limit
+  # mode), with every series the restart must continue: thermo.csv, msd.csv, the H5MD trajectory.
+  cat >"$CASE" <<'EOF'
+system: {source: lattice, lattice: fcc, cells: [8, 8, 8], density: 0.8442}
+velocity: {temperature: 1.2, seed: 7}
+pair: {style: lj, shift: force, cutoff: 2.5}
+neighbor: {skin: 0.3}
+run: {steps: MD_STEPS, dt: 0.005, integrator: langevin}
+thermostat: {temperature: 1.0, gamma: 1.0}
+output: {thermo_every: 50, msd_every: 50, trajectory_every: 1000, checkpoint_every: 500, checkpoint_keep: 2}
+EOF
+  if [ "$MODE" = timelimit ]; then sed -i 's/MD_STEPS/36000/' "$CASE"; else sed -i 's/MD_STEPS/6000/' "$CASE"; fi
+fi
 NCPU=$(getconf _NPROCESSORS_ONLN)   # not nproc: it honours OMP_NUM_THREADS
 export OMP_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -181,7 +198,7 @@ note "slurm up: $(sinfo -h -N -o '%N %t %c')"
 # ---- submit the requeue template; command-line options override its #SBATCH lines.
 if [ "$MODE" = timelimit ]; then LIMIT=(--time=1 --signal=B:USR1@55); else LIMIT=(--time=2 --signal=B:USR1@30); fi
 SBATCH_OPTS=(--parsable --gpus-per-task=0 "${LIMIT[@]}" --chdir="$TMP" --output="$TMP/job.out"
-  --export=ALL,SOLVER=weather,DEVICE=cpu,TESSERA_BIN=$(dirname "$WEATHER"),OUTDIR=$TMP/run)
+  --export=ALL,SOLVER=$SOLVER,DEVICE=cpu,TESSERA_BIN=$(dirname "$WEATHER"),OUTDIR=$TMP/run)
 JOBID=$(sbatch "${SBATCH_OPTS[@]}" "$SRC/scripts/slurm/requeue.sbatch" "$CASE") || fail "sbatch refused the job"
 note "submitted job $JOBID"
 
@@ -242,5 +259,7 @@ grep -q "solver exited with 0" "$TMP/job.out" || fail "the resumed run did not f
 grep -q "restarted from .*checkpoint_" "$TMP/job.out" || fail "the resumed run did not restart from a checkpoint"
 
 # ---- same final state, bit for bit, and the same time series without gaps or duplicates.
-"$PY" "$SRC/tests/slurm/compare_runs.py" "$TMP/ref" "$TMP/run" || fail "the requeued run differs from the uninterrupted one"
+COMPARE=compare_runs.py
+[ "$SOLVER" = md ] && COMPARE=compare_md_runs.py
+"$PY" "$SRC/tests/slurm/$COMPARE" "$TMP/ref" "$TMP/run" || fail "the requeued run differs from the uninterrupted one"
 note "PASS"
