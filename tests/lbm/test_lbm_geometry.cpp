@@ -8,6 +8,8 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "catch_compat.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/lbm/solver/app.hpp"
@@ -24,9 +26,7 @@ fs::path scratch(const std::string& name) {
   fs::create_directories(d);
   return d / name;
 }
-std::string vec3(const std::array<double, 3>& v) {
-  return "[" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + "]";
-}
+std::string vec3(const std::array<double, 3>& v) { return fmt::format("[{}, {}, {}]", v[0], v[1], v[2]); }
 }  // namespace
 
 namespace {
@@ -111,7 +111,7 @@ TEST_CASE("STL sphere (binary and ASCII) voxelises like the sphere primitive", "
   const auto rb = read_stl(bin.string()), ra = read_stl(asc.string());
   REQUIRE(rb.size() == tris.size());
   REQUIRE(ra.size() == tris.size());
-  const std::string prim = "  - {shape: sphere, center: " + vec3(c) + ", radius: " + std::to_string(r) + "}\n";
+  const std::string prim = fmt::format("  - {{shape: sphere, center: {}, radius: {}}}\n", vec3(c), r);
   const Geometry gp = geometry_of(case_text(prim));
   for (const fs::path& file : {bin, asc}) {
     const Geometry gs = geometry_of(case_text("  - {shape: stl, file: " + file.string() + "}\n"));

@@ -50,8 +50,9 @@ double exact(int64_t j, int64_t H, double umax) {
 TEST_CASE("Poiseuille channel driven by a velocity inlet and a pressure outlet", "[lbm][open]") {
   const int64_t nx = 48, H = 16;
   const double umax = 0.01, omega = 1.0 / 0.8, nu = (1.0 / omega - 0.5) / 3.0;
+  if (test::mpi_rank() != 0) return;  // physics on one rank; N ranks are compared below
   SimulationSpec spec = channel(LatticeKind::D2Q9, nx, H, umax, omega, Precision::FP64);
-  Simulation sim(MPI_COMM_WORLD, exec::Space::Host, spec);
+  Simulation sim(MPI_COMM_SELF, exec::Space::Host, spec);
   sim.advance(6000);
   std::vector<float> rho, u;
   sim.gather(rho, u);
@@ -97,7 +98,8 @@ TEST_CASE("Open boundaries stay stable on a long run at tau close to 1/2", "[lbm
   const double uin = 0.04;
   SimulationSpec spec = channel(LatticeKind::D2Q9, 40, 12, uin, 1.0 / 0.52, Precision::FP32, CollisionKind::TRT);
   spec.faces[0].parabolic = false;
-  Simulation sim(MPI_COMM_WORLD, exec::Space::Host, spec);
+  if (test::mpi_rank() != 0) return;  // physics on one rank; N ranks are compared below
+  Simulation sim(MPI_COMM_SELF, exec::Space::Host, spec);
   sim.advance(40000);
   std::vector<float> rho0, u0, rho, u;
   sim.gather(rho0, u0);

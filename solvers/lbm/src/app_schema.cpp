@@ -40,6 +40,8 @@ Schema make_schema() {
         .describe("velocity_inlet profile: uniform, or parabolic across the wall-bounded tangential axes");
     s.add_float(std::string("boundary.") + f + ".density").default_value(1.0).greater_than(0)
         .describe("pressure_outlet density rho / rho_0 (p - p_0 = c_s^2 rho_0 (rho / rho_0 - 1) (dx/dt)^2)");
+    s.add_float(std::string("boundary.") + f + ".ramp_time").default_value(0.0).min(0).unit("s")
+        .describe("velocity_inlet: smooth start, u x (1 - cos(pi t / T)) / 2 for t < T (0: at full speed from t = 0)");
   }
   add_obstacle_keys(s);
   add_force_keys(s);
@@ -148,6 +150,7 @@ SimulationSpec spec_from_case(const Case& c, const Units& u) {
     }
     fb.parabolic = c.get<std::string>(base + ".profile") == "parabolic";
     fb.rho = c.get<double>(base + ".density");
+    fb.ramp_steps = int64_t(std::llround(c.get<double>(base + ".ramp_time") / u.dt));
   }
   Geometry geo = geometry_from_case(c, u.dx, s.lattice, s.global);
   if (geo.body) {

@@ -1,5 +1,8 @@
 #include "tessera/lbm/solver/simulation.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 
@@ -125,7 +128,14 @@ Simulation::Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec) : 
 }
 
 void Simulation::advance(int64_t steps) {
+  int64_t ramp = 0;  // the longest inlet ramp (one factor for all inlets)
+  for (const FaceBC& f : spec_.faces)
+    if (f.kind == FaceBC::VelocityInlet) ramp = std::max(ramp, f.ramp_steps);
   for (int64_t s = 0; s < steps; ++s) {
+    if (ramp > 0) {
+      const double t = std::min(1.0, double(state_->step) / double(ramp));
+      spec_.collision.open.ramp = float(0.5 * (1.0 - std::cos(3.141592653589793 * t)));
+    }
     stream_collide(ex_, *state_, spec_.collision, spec_.path);
     halo_->exchange(ex_, *state_);
   }

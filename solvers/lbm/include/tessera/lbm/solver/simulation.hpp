@@ -25,6 +25,7 @@ struct FaceBC {
   enum Kind { Periodic, Wall, VelocityInlet, PressureOutlet } kind = Periodic;
   std::array<double, 3> u{0, 0, 0};
   bool parabolic = false;  // inlet profile: parabolic across the wall-bounded tangential axes
+  int64_t ramp_steps = 0;  // inlet velocity ramped up as (1 - cos(pi step / ramp_steps)) / 2 (0: none)
   double rho = 1.0;        // outlet density (rho / rho_0)
   bool open() const { return kind == VelocityInlet || kind == PressureOutlet; }
 };
