@@ -140,18 +140,19 @@ inline double mean_kinetic_energy(Simulation& sim) {
 }
 
 // A case file as the executable reads it (schema, --set overrides, SI -> lattice units), set up on the host
-// back end without output: the validation tests run the YAML files under cases/lbm/ at CI-sized overrides.
+// (or device) back end without output: the validation tests run the YAML files under cases/lbm/ at CI-sized overrides.
 struct CaseRun {
   Case c;
   Units units;
   int64_t steps;  // time.end / dt
   std::unique_ptr<Simulation> sim;
 };
-inline CaseRun load_case(const std::string& path, const std::vector<std::string>& overrides = {}) {
+inline CaseRun load_case(const std::string& path, const std::vector<std::string>& overrides = {},
+                         exec::Space space = exec::Space::Host) {
   Case c = Case::load(path, schema(), overrides);
   const Units u = units_from_case(c);
   const auto steps = std::max<int64_t>(1, int64_t(std::llround(c.get<double>("time.end") / u.dt)));
-  auto sim = std::make_unique<Simulation>(MPI_COMM_SELF, exec::Space::Host, spec_from_case(c, u));
+  auto sim = std::make_unique<Simulation>(MPI_COMM_SELF, space, spec_from_case(c, u));
   return CaseRun{std::move(c), u, steps, std::move(sim)};
 }
 
