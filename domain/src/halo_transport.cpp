@@ -46,9 +46,12 @@ HaloTransport::HaloTransport(MPI_Comm comm, Transport requested, const exec::Exe
                    [&](int a, int b) { return msgs_[size_t(a)].recv_tag < msgs_[size_t(b)].recv_tag; });
   send_req_.assign(size_t(n), MPI_REQUEST_NULL);
   recv_req_.assign(size_t(n), MPI_REQUEST_NULL);
-  if (transport_ == Transport::Nccl)
+  if (transport_ == Transport::Nccl) {
     nccl_ = nccl_comm_for(comm);
-  else
+    comm_stream_ = std::make_unique<Stream>(exec::Space::Device);
+    packed_ = std::make_unique<Event>(exec::Space::Device);
+    arrived_ = std::make_unique<Event>(exec::Space::Device);
+  } else
     halo_check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
 }
 
@@ -80,6 +83,9 @@ HaloTransport& HaloTransport::operator=(HaloTransport&& o) noexcept {
   send_req_ = std::move(o.send_req_);
   recv_req_ = std::move(o.recv_req_);
   nccl_ = std::move(o.nccl_);
+  comm_stream_ = std::move(o.comm_stream_);
+  packed_ = std::move(o.packed_);
+  arrived_ = std::move(o.arrived_);
   handed_out_ = o.handed_out_;
   in_flight_ = std::exchange(o.in_flight_, false);
   return *this;
@@ -101,7 +107,10 @@ void HaloTransport::post() {
       const WireMessage& m = msgs_[size_t(i)];
       ops.push_back({true, m.peer, send_.data() + m.send_offset, size_t(m.send_bytes)});
     }
-    nccl_->group(ops.data(), int(ops.size()), ex_.stream);
+    packed_->record(ex_.stream);             // the pack kernels are done ...
+    packed_->wait_on(comm_stream_->handle());  // ... before NCCL reads the send buffer
+    nccl_->group(ops.data(), int(ops.size()), comm_stream_->handle());
+    arrived_->record(comm_stream_->handle());
     return;
   }
   const bool staged = ex_.on_device() && transport_ == Transport::HostStaged;
@@ -130,7 +139,11 @@ void HaloTransport::post() {
 int HaloTransport::next_arrived() {
   TESSERA_REQUIRE(in_flight_, "halo transport: next_arrived() without post()");
   if (handed_out_ >= int(msgs_.size())) return -1;
-  if (transport_ == Transport::Nccl) return handed_out_++;  // stream order: all are "there"
+  if (transport_ == Transport::Nccl) {
+    // Unpacks on the solver's stream wait for the whole group; then every message is "there".
+    if (handed_out_ == 0) arrived_->wait_on(ex_.stream);
+    return handed_out_++;
+  }
   int i = MPI_UNDEFINED;
   halo_check_mpi(MPI_Waitany(int(recv_req_.size()), recv_req_.data(), &i, MPI_STATUS_IGNORE), "MPI_Waitany");
   if (i == MPI_UNDEFINED) return -1;
@@ -145,6 +158,8 @@ int HaloTransport::next_arrived() {
 
 void HaloTransport::complete() {
   TESSERA_REQUIRE(in_flight_, "halo transport: complete() without post()");
+  if (transport_ == Transport::Nccl && handed_out_ == 0 && !msgs_.empty())
+    arrived_->wait_on(ex_.stream);  // nothing was unpacked: still order later work after the group
   if (transport_ != Transport::Nccl) {
     halo_check_mpi(MPI_Waitall(int(recv_req_.size()), recv_req_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     halo_check_mpi(MPI_Waitall(int(send_req_.size()), send_req_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");

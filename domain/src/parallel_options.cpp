@@ -2,7 +2,7 @@
 
 namespace tessera::domain {
 
-void add_parallel_keys(Schema& s, bool memory) {
+void add_parallel_keys(Schema& s, bool memory, bool overlap) {
   s.section("parallel", "Multi-GPU: halo transport and field memory");
   s.add_enum("parallel.transport", {"host", "cuda_aware", "nccl", "auto"})
       .default_value("host")
@@ -10,6 +10,11 @@ void add_parallel_keys(Schema& s, bool memory) {
                 "pointers to MPI; only if the MPI library reports CUDA support), nccl (NCCL send/recv on the "
                 "solver's stream; needs a build with NCCL), auto (nccl, else cuda_aware, else host). Results "
                 "are bit-identical for every choice");
+  if (overlap)
+    s.add_bool("parallel.overlap")
+        .default_value(true)
+        .describe("Update the cells that read no ghost while the halo moves, the boundary shell after it "
+                  "(bit-identical either way; off for comparisons and profiling)");
   if (!memory) return;
   s.add_enum("parallel.memory", {"device", "managed"})
       .default_value("device")
@@ -22,6 +27,7 @@ ParallelOptions parallel_from_case(const Case& c) {
   p.transport = parse_transport(c.get<std::string>("parallel.transport"));
   // parallel.memory is declared only by solvers that support managed fields (add_parallel_keys).
   p.managed = c.schema().find("parallel.memory") && c.get<std::string>("parallel.memory") == "managed";
+  p.overlap = c.schema().find("parallel.overlap") && c.get<bool>("parallel.overlap");
   return p;
 }
 

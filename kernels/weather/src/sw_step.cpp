@@ -9,9 +9,17 @@ using exec::Range2;
 
 void sw_stage(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk, SwView out,
               double a, double c, double dt) {
+  sw_stage(ex, gr, p, s0, sk, out, a, c, dt, CellRect{0, gr.nx, 0, gr.ny});
+}
+
+void sw_stage(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk, SwView out,
+              double a, double c, double dt, const CellRect& r) {
+  if (r.empty()) return;
   const SwPoint P{gr, p, sk};
   const Grid G = gr;
-  exec::parallel_for(ex, "weather::sw_stage", Range2{G.nx, G.ny}, TESSERA_LAMBDA(int64_t i, int64_t j) {
+  const int64_t i0 = r.i0, j0 = r.j0;
+  exec::parallel_for(ex, "weather::sw_stage", Range2{r.i1 - r.i0, r.j1 - r.j0}, TESSERA_LAMBDA(int64_t ii, int64_t jj) {
+    const int64_t i = ii + i0, j = jj + j0;
     const int64_t n = G.idx(i, j);
     out.h[n] = a * s0.h[n] + c * (sk.h[n] + dt * P.dh(i, j));
     out.u[n] = P.u_on_wall(i) ? 0.0 : a * s0.u[n] + c * (sk.u[n] + dt * P.du(i, j));

@@ -95,7 +95,7 @@ Schema make_schema() {
               });
   s.add_check("initial", {"initial.state", "domain.cells"}, check_initial);
   s.add_check("probes", {"output.probes", "output.lines", "domain.cells", "domain.length"}, check_probes);
-  domain::add_parallel_keys(s, /*memory=*/false);  // parallel.transport (multi-GPU, docs/domain.md)
+  domain::add_parallel_keys(s, /*memory=*/false, /*overlap=*/false);  // parallel.transport (multi-GPU, docs/domain.md)
   return s;
 }
 }  // namespace

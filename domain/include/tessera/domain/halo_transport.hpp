@@ -9,8 +9,11 @@
 //                pinned buffer from this thread); per message, MPI_Waitany then an async pinned->device
 //                copy, ordered before the unpack on the stream.
 //   CudaAware  : a stream sync in post() (MPI reads device memory); MPI_Waitany per message.
-//   Nccl       : none. post() enqueues one ncclGroupStart/ncclSend.../ncclRecv.../ncclGroupEnd on the
-//                stream; next_arrived() hands out every message at once, in stream order.
+//   Nccl       : none. post() enqueues one ncclGroupStart/ncclSend.../ncclRecv.../ncclGroupEnd on a
+//                communication stream of its own, ordered after the pack by an event; next_arrived()
+//                makes the solver's stream wait for the group's completion event and hands out every
+//                message at once. Kernels enqueued between post() and next_arrived() (the interior
+//                update) therefore run concurrently with the transfer.
 // Tags: a message carries its sender's tag; the receiver names it as recv_tag. NCCL matches the sends
 // and receives between two ranks in posting order, so both are posted sorted by tag.
 #pragma once
@@ -22,6 +25,7 @@
 
 #include "tessera/core/buffer.hpp"
 #include "tessera/core/exec.hpp"
+#include "tessera/core/stream.hpp"
 #include "tessera/domain/transport.hpp"
 
 namespace tessera::domain {
@@ -73,6 +77,8 @@ class HaloTransport {
   Buffer<unsigned char> h_send_, h_recv_;      // pinned staging (HostStaged with device buffers)
   std::vector<MPI_Request> send_req_, recv_req_;
   std::shared_ptr<NcclComm> nccl_;
+  std::unique_ptr<Stream> comm_stream_;          // NCCL: its own stream, so the transfer overlaps
+  std::unique_ptr<Event> packed_, arrived_;      // solver stream -> comm stream -> solver stream
   int handed_out_ = 0;
   bool in_flight_ = false;
 };

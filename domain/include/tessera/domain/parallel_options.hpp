@@ -3,6 +3,7 @@
 //   parallel:
 //     transport: auto     # host | cuda_aware | nccl | auto   (see transport.hpp)
 //     memory: device      # device | managed                  (GPU runs; see field_memory.hpp)
+//     overlap: true       # interior update while the halo moves (solvers that split their update)
 //
 // Both solvers (lbm, weather) declare these keys through add_parallel_keys() so that the names, the
 // choices and the help text are the same everywhere; `--set parallel.transport=nccl` on the command
@@ -18,10 +19,12 @@ namespace tessera::domain {
 struct ParallelOptions {
   Transport transport = Transport::HostStaged;
   bool managed = false;  // fields in managed (unified) memory instead of device memory on GPU runs
+  bool overlap = true;   // update interior cells while the halo moves, the boundary shell after
 };
 
-// Declares parallel.transport (default "host") and, with `memory`, parallel.memory (default "device").
-void add_parallel_keys(Schema& s, bool memory = true);
+// Declares parallel.transport (default "host") and, for solvers that support them, parallel.memory
+// (default "device") and parallel.overlap (default true).
+void add_parallel_keys(Schema& s, bool memory = true, bool overlap = true);
 ParallelOptions parallel_from_case(const Case& c);
 
 }  // namespace tessera::domain

@@ -34,6 +34,14 @@ inline int stage_count(TimeScheme ts) { return ts == TimeScheme::SspRk2 ? 2 : 3;
 // are left untouched. Wall faces keep zero normal velocity.
 void sw_stage(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk, SwView out,
               double a, double c, double dt);
+// Cells [i0, i1) x [j0, j1) of the interior only, so that a solver can update the cells that read no
+// ghost while the halo moves and the boundary shell after it (same arithmetic per cell: same bits).
+struct CellRect {
+  int64_t i0 = 0, i1 = 0, j0 = 0, j1 = 0;
+  bool empty() const { return i1 <= i0 || j1 <= j0; }
+};
+void sw_stage(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk, SwView out,
+              double a, double c, double dt, const CellRect& r);
 
 // Reference: tendencies L(s) into tend (interior), using intermediate arrays held in scratch.
 struct SwScratch {

@@ -10,6 +10,7 @@
 
 #include "tessera/core/exec.hpp"
 #include "tessera/weather/grid.hpp"
+#include "tessera/weather/sw_step.hpp"  // CellRect
 
 namespace tessera::weather {
 
@@ -41,6 +42,9 @@ struct TracerPoint {
 // One SSP stage for all levels: out = a c0 + s (ck + dt L(ck)); ck needs valid ghosts.
 void tracer_stage(const exec::Exec& ex, const Grid& gr, const double* c0, const double* ck, const double* u,
                   const double* v, double* out, double a, double s, double dt);
+// The same over the cells [r.i0, r.i1) x [r.j0, r.j1) of every level (overlap with the halo exchange).
+void tracer_stage(const exec::Exec& ex, const Grid& gr, const double* c0, const double* ck, const double* u,
+                  const double* v, double* out, double a, double s, double dt, const CellRect& r);
 
 // Sum of the tracer over this rank's interior cells and all levels.
 double tracer_sum(const exec::Exec& ex, const Grid& gr, const double* c);

@@ -63,6 +63,7 @@ class Model {
 
  private:
   void exchange(int which);  // halo exchange + walls for state 0 (S), 1 (T1), 2 (T2)
+  void finish_exchange(int which);  // second half of exchange() (after halo_[which]->start())
   StateFields& state_ref(int which) { return which == 0 ? s_ : t_[which - 1]; }
 
   Config k_;
@@ -72,6 +73,8 @@ class Model {
   StateFields s_, t_[2];
   domain::Field<double> b_, w_, scratch_, tmp_;
   std::unique_ptr<domain::HaloExchange<double>> halo_[3], halo_b_;
+  CellRect inner_{};             // cells updated while the halo moves (empty: no overlap)
+  std::vector<CellRect> shell_;  // the rest of the interior, updated after the halo and walls
 };
 
 // Interior of a field (all components, ghosts stripped) as a host array, component-major, x fastest.
