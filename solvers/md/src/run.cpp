@@ -11,9 +11,8 @@
 #include <fmt/format.h>
 
 #include "tessera/core/log.hpp"
-#include "tessera/core/manifest.hpp"
+#include "tessera/core/run_record.hpp"
 #include "tessera/core/signals.hpp"
-#include "tessera/core/telemetry.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/md/case_config.hpp"
 #include "tessera/md/output.hpp"
@@ -75,10 +74,15 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
                  init.bonds, build_bond_params(k));
   log_setup(k, sim, init.bonds.size(), rt.space());
 
-  std::vector<char*> argv;
-  for (const auto& a : opt.command_line) argv.push_back(const_cast<char*>(a.c_str()));
-  nlohmann::json manifest = base_manifest(rt, int(argv.size()), argv.data());
-  manifest["solver"] = "md";
+  // Progress line, NVML energy per million atom-steps, run.json and --prometheus (core/run_record.hpp).
+  telemetry::RunRecord rec(rt, opt,
+                           {.solver = "md",
+                            .work_name = "atom-steps",
+                            .rate_unit = "Matom-steps/s",
+                            .work_per_step = double(sim.natoms()),
+                            .total_steps = k.steps,
+                            .progress_every = opt.progress_every});
+  nlohmann::json& manifest = rec.manifest();
   manifest["case_file"] = opt.case_path;
   manifest["case_hash"] = c.hash_hex();
   manifest["atoms"] = sim.natoms();
@@ -102,7 +106,7 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
     if (k.msd_every > 0) out.msd(sim);
   }
 
-  telemetry::Phases ph;
+  telemetry::Phases& ph = rec.phases();
   io::CheckpointOptions copt;
   copt.keep_last = k.checkpoint_keep;
   std::string last_ckpt = resume;
@@ -120,30 +124,13 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   const int64_t first_step = sim.step_count();
   auto finish = [&](int status, const char* why) {
     const auto& st = sim.neighbors().stats();
-    manifest["exit_status"] = status;
-    manifest["stop_reason"] = why;
-    manifest["steps"] = sim.step_count();
-    manifest["total_steps"] = k.steps;
-    manifest["wall_time_s"] = opt.elapsed_s();
-    manifest["timings_s"] = {{"compute", ph.compute}, {"io", ph.io}};
-    manifest["atom_steps_per_s"] =
-        ph.compute > 0 ? double(sim.natoms()) * double(sim.step_count() - first_step) / ph.compute : 0.0;
     manifest["neighbor"] = {{"builds", st.builds}, {"regrows", st.regrows}, {"max_count", st.max_count}};
     manifest["output"] = {{"trajectory", out.trajectory_path()}, {"xdmf", out.xdmf_path()},
                           {"last_checkpoint", last_ckpt}};
-    // GPU telemetry (energy, power) joins the manifest here.
-    write_manifest(rt, opt.output_dir, manifest);
-    return status;
+    return rec.finish(status, why, sim.step_count(), sim.time());
   };
 
-  telemetry::Progress progress({.unit = "Matom-steps/s",
-                                .work_per_step = double(sim.natoms()),
-                                .unit_scale = 1e-6,
-                                .total_steps = k.steps,
-                                .every_steps = opt.progress_every,
-                                .every_seconds = 10.0,
-                                .quiet = opt.quiet,
-                                .rank = rt.rank()});
+  rec.begin(sim.step_count(), sim.time());
   // Ranks agree on stopping (signal or wall time: one MPI_Allreduce) every kStopCheck steps.
   constexpr int64_t kStopCheck = 10;
   constexpr double kWalltimeMarginS = 30.0;
@@ -159,19 +146,16 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
     if (k.msd_every > 0 && s % k.msd_every == 0) out.msd(sim);
     ph.io += since(t);
     if (k.checkpoint_every > 0 && s % k.checkpoint_every == 0) checkpoint();
-    progress.update(s, sim.time(), ph);
-    // Per-step telemetry sampling (GPU power/energy) belongs here, next to the progress line.
+    rec.update(s, sim.time());
     if (s < k.steps && s % kStopCheck == 0 &&
         (signals::should_stop(comm) || any_rank(comm, opt.walltime_near(kWalltimeMarginS)))) {
       if (last_ckpt_step != s) checkpoint();
-      progress.finish(s, sim.time(), ph);
       log::warn("md: stopped early at step {} (signal or wall time); checkpoint {}: resubmit with --restart auto", s,
                 last_ckpt);
       return finish(exit_code::stopped_early, "signal or wall time");
     }
   }
   exec::fence(sim.exec());
-  progress.finish(sim.step_count(), sim.time(), ph);
   if (k.checkpoint_every > 0 && last_ckpt_step != sim.step_count()) checkpoint();  // so that the run can be extended
   if (out.frames() > 0)
     log::info("trajectory: {} frames in {} (ParaView: open {})", out.frames(), out.trajectory_path(), out.xdmf_path());
