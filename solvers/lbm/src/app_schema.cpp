@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "tessera/core/device.hpp"
 #include "tessera/domain/parallel_options.hpp"
 #include "tessera/lbm/solver/app.hpp"
 #include "tessera/lbm/solver/initial.hpp"
@@ -171,8 +172,20 @@ MemoryEstimate memory_estimate(const Case& c, int nranks) {
   m.notes.push_back(fmt::format("populations + flags: {} x {} B + 1 B = {} B per cell, {:.3g} M cells per rank (one "
                                 "population copy: AA pattern)",
                                 lattice_q(k), precision_bytes(p), bytes_per_cell, per_rank / 1e6));
-  m.notes.push_back(fmt::format("largest grid in 80 GB: {:.3g} G cells; in 140 GB: {:.3g} G cells",
-                                80e9 / bytes_per_cell / 1e9, 140e9 / bytes_per_cell / 1e9));
+  // The largest grid per GPU: populations + flags resident, plus the moments (rho, u: 16 B per cell) that a
+  // field output computes, with the ~5 % of ghosts and halo buffers.
+  const double out_bytes = bytes_per_cell + 16.0;
+  if (device::gpu_available()) {
+    const auto [free_b, total_b] = device::mem_info();
+    m.notes.push_back(fmt::format("largest grid on this GPU ({} free of {}): {:.3g} G cells per rank ({:.0f}^3), "
+                                  "{:.3g} G cells with field output",
+                                  cli::format_bytes(free_b), cli::format_bytes(total_b),
+                                  double(free_b) / (bytes_per_cell * 1.05) / 1e9,
+                                  std::cbrt(double(free_b) / (bytes_per_cell * 1.05)),
+                                  double(free_b) / (out_bytes * 1.05) / 1e9));
+  }
+  m.notes.push_back(fmt::format("largest grid per rank in 80 GB: {:.3g} G cells; in 140 GB (H200): {:.3g} G cells",
+                                80e9 / (bytes_per_cell * 1.05) / 1e9, 140e9 / (bytes_per_cell * 1.05) / 1e9));
   return m;
 }
 
