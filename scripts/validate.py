@@ -75,23 +75,34 @@ def main():
         exe = os.path.join(build, "bin", e["solver"])
         if not os.access(exe, os.X_OK):
             sys.exit(f"validate: {exe} not found: build first (scripts/build {'cuda' if a.gpu else 'cpu'}) or give --build")
-        out = os.path.join(work, e["id"])
-        subprocess.run(["rm", "-rf", out])
-        cmd = [exe, os.path.join(ROOT, e["case"]), "-o", out, "-q", "--device", "gpu" if a.gpu else "cpu"]
-        for s in e.get(size) or []:
-            cmd += ["--set", s]
+        # One run, or several ("cases": [...]) whose output directories are {out0}, {out1}, ...
+        runs = e["cases"] if "cases" in e else [e["case"]]
+        outs = [os.path.join(work, e["id"] if len(runs) == 1 else f"{e['id']}_{n}") for n in range(len(runs))]
         print(f"validate: {e['id']}: {e['title']} ...", flush=True)
-        rc, _, secs = run(cmd, log)
+        rc, secs = 0, 0.0
+        for case, out in zip(runs, outs):
+            extra = []
+            if isinstance(case, dict):  # {case: FILE, set: [KEY=VALUE, ...]}: overrides of this run only
+                case, extra = case["case"], case.get("set") or []
+            subprocess.run(["rm", "-rf", out])
+            cmd = [exe, os.path.join(ROOT, case), "-o", out, "-q", "--device", "gpu" if a.gpu else "cpu"]
+            for s_ in (e.get(size) or []) + extra:
+                cmd += ["--set", s_]
+            rc, _, t = run(cmd, log)
+            secs += t
+            if rc != 0:
+                break
         if rc != 0:
             rows.append(dict(id=e["id"], title=e["title"], quantity="run", result=f"exit {rc}", reference="exit 0",
                              error=float(rc), tolerance=0.0, unit="", note=f"see {log}", png=[], secs=secs, ok=False))
             failed += 1
             print(f"validate: {e['id']}: the run failed (exit {rc}), see {log}")
             continue
+        fmt = dict(out=outs[0], root=ROOT, **{f"out{n}": o for n, o in enumerate(outs)})
         pngs = []
         for n, chk in enumerate(e.get("checks") or []):
             png = os.path.join(figdir, f"{e['id']}{'' if n == 0 else f'_{n}'}.png")
-            args = [x.format(out=out, png=png, root=ROOT) for x in shlex.split(chk)]
+            args = [x.format(png=png, **fmt) for x in shlex.split(chk)]
             if args[0].endswith(".py"):
                 args = [sys.executable, os.path.join(ROOT, args[0])] + args[1:]
             crc, text, _ = run(args, log)
