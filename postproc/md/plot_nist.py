@@ -14,7 +14,12 @@ import numpy as np
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+import matplotlib.pyplot as plt  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from validation_record import record  # noqa: E402
 
 
 def block(x, nb=20):
@@ -49,6 +54,8 @@ def main():
             good = abs(m - row[rk]) < 2.576 * np.hypot(e, er)
             ok &= good
             print(f"{path}: T = {T:.3f} {label} = {m:.5f} +- {e:.5f}  NIST {row[rk]:.5f} +- {er:.1e}  {'ok' if good else 'FAIL'}")
+            record(f"LJ T* = {T:.2f}: {label}", f"{m:.4f} +- {e:.4f}", f"{row[rk]:.4f}", m - row[rk],
+                   2.576 * np.hypot(e, er), note="99 % band of the combined standard errors")
             ax[i].errorbar([row["T"]], [m], yerr=[2.576 * e], fmt="o", color="C0", label="Tessera md" if path == a.runs[0] else None)
             ax[i].errorbar([row["T"]], [row[rk]], yerr=[2.576 * er], fmt="s", color="C3", label="NIST SRSW" if path == a.runs[0] else None)
             ax[i].set_xlabel("T*")
@@ -58,6 +65,7 @@ def main():
     fig.tight_layout()
     fig.savefig(a.output, dpi=120)
     print("wrote", a.output, "- all within tolerance" if ok else "- SOME OUTSIDE tolerance")
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":

@@ -7,12 +7,17 @@ Also prints the drift of the conserved quantity (slope of a least-squares line, 
 the quantity the NVE validation bounds.
 """
 import argparse
+import os
+import sys
 
 import numpy as np
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from validation_record import all_passed, record  # noqa: E402
 
 
 def read_csv(path):
@@ -30,6 +35,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
     ap.add_argument("-o", "--output", default=None, help="image file (default: next to the CSV)")
+    ap.add_argument("--max-drift", type=float, default=None,
+                    help="fail (exit 1) when |drift of the conserved quantity| exceeds this (energy/time per atom)")
     a = ap.parse_args()
     d = read_csv(a.csv)
     t = d["time"]
@@ -55,10 +62,14 @@ def main():
         slope = np.polyfit(t, c, 1)[0]
         print(f"drift of the conserved quantity: {slope:.3e} energy/time per atom over {t[-1] - t[0]:g} time units")
         ax[1, 1].set_title(f"drift {slope:.2e} per atom per time unit")
+        if a.max_drift is not None:
+            record(f"conserved quantity: drift per atom over {t[-1] - t[0]:g} time units", f"{slope:.2e}", "0",
+                   slope, a.max_drift, "energy/time", "least-squares slope of thermo.csv")
     fig.tight_layout()
     out = a.output or a.csv.rsplit(".", 1)[0] + ".png"
     fig.savefig(out, dpi=120)
     print("wrote", out)
+    sys.exit(0 if all_passed() else 1)
 
 
 if __name__ == "__main__":
