@@ -3,12 +3,14 @@
 //
 //   bench_lbm [--device gpu|cpu] [--sizes 256,512] [--lattices D3Q19,D3Q27] [--precisions fp32,fp16]
 //             [--collision bgk|trt|regularized] [--kernel tuned|reference] [--box periodic|walls]
-//             [--steps 20] [--reps 5] [--out bench/results/lbm.jsonl]
+//             [--steps 20] [--reps 5] [--memory device|managed] [--out bench/results/lbm.jsonl]
 //
 // The kernel alone is timed (output off, one rank, no halo exchange). "periodic": every cell fluid,
 // ghost cells fluid too (the traffic of a periodic box without the copy of the ghost layer);
 // "walls": the ghost layer is a wall on all six faces (bounce-back at every face).
 // MLUPs/s = n^3 x steps / s; bytes per cell per step = 2 Q (bytes per population) + 1 flag byte.
+// --memory managed: populations and flags in CUDA managed memory, advised to stay on the GPU and
+// prefetched there (as lbm's parallel.memory: managed), to measure its cost against device memory.
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -36,7 +38,7 @@ int main(int argc, char** argv) {
   Runtime rt(&argc, &argv);
   std::string device = exec::cuda_enabled() && device::gpu_available() ? "gpu" : "cpu";
   std::string sizes = "256,512", lattices = "D3Q19,D3Q27", precisions = "fp32,fp16", collision = "bgk";
-  std::string kernel = exec::cuda_enabled() ? "tuned" : "reference", box = "periodic", out;
+  std::string kernel = exec::cuda_enabled() ? "tuned" : "reference", box = "periodic", memory = "device", out;
   int steps = 20, reps = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -56,6 +58,7 @@ int main(int argc, char** argv) {
     else if (a == "--box") box = next();
     else if (a == "--steps") steps = std::atoi(next().c_str());
     else if (a == "--reps") reps = std::atoi(next().c_str());
+    else if (a == "--memory") memory = next();
     else if (a == "--out") out = next();
     else {
       std::fprintf(stderr, "bench_lbm: unknown option %s (see the header of bench/lbm/bench_lbm.cpp)\n", a.c_str());
@@ -63,6 +66,12 @@ int main(int argc, char** argv) {
     }
   }
   const exec::Space space = exec::parse_space(device);
+  if (memory != "device" && memory != "managed") {
+    std::fprintf(stderr, "bench_lbm: --memory must be device or managed, not '%s'\n", memory.c_str());
+    return 2;
+  }
+  // Managed only means something on the GPU; a host run keeps host memory and says so in the record.
+  const MemKind mem = memory == "managed" && space == exec::Space::Device ? MemKind::Managed : default_memkind(space);
   rt.set_space(space);
   const exec::Exec ex(space);
   const bench::Ceiling ceil = bench::measure_copy_ceiling(space);
@@ -82,7 +91,7 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "bench_lbm: no tuned kernel for %s %s in this build: skipped\n", ls.c_str(), ps.c_str());
           continue;
         }
-        lbm::LatticeState s(lk, pr, g, space);
+        lbm::LatticeState s(lk, pr, g, space, mem);
         {  // rest state: rho = 1, u = 0 is all-zero shifted populations; flags
           std::vector<uint8_t> fl(static_cast<std::size_t>(g.cells()), lbm::kFluid);
           if (box == "walls")
@@ -93,6 +102,7 @@ int main(int argc, char** argv) {
                     fl[std::size_t(i + g.px() * (j + g.py() * k))] = lbm::make_wall(1);
           lbm::write_flags(s, fl);
         }
+        s.prefer_device(ex);  // managed: advise + prefetch to the GPU before timing (no-op otherwise)
         lbm::CollisionParams p;
         p.kind = lbm::parse_collision(collision.c_str());
         p.omega = 1.0 / 0.6;
@@ -105,7 +115,8 @@ int main(int argc, char** argv) {
         const double bytes = double(2 * lbm::lattice_q(lk) * lbm::precision_bytes(pr) + 1);
         bench::Record r = bench::environment_record(space, ceil);
         r.set("benchmark", "lbm_stream_collide").set("lattice", ls).set("precision", ps).set("collision", collision)
-            .set("kernel", kernel).set("box", box).set("n", static_cast<long long>(n)).set("cells", cells)
+            .set("kernel", kernel).set("box", box).set("memory", std::string(to_string(s.memkind())))
+            .set("n", static_cast<long long>(n)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)
             .set("bytes_per_cell", bytes).set("gb_per_s", mlups * 1e6 * bytes / 1e9)
             .set("fraction_of_copy", mlups * 1e6 * bytes / ceil.bytes_per_s)

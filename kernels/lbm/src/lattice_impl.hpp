@@ -74,6 +74,15 @@ StepArgs<A> make_step_args(const LatticeState& s, const CollisionParams& p) {
   return a;
 }
 
+// Runs a cell body over a sub-box: local interior indices shifted by the box origin, so the body (and
+// each cell's arithmetic) is exactly the whole-box one.
+template <class Body>
+struct OffsetCells {
+  Body body;
+  int64_t i0, j0, k0;
+  TESSERA_HD void operator()(int64_t i, int64_t j, int64_t k) const { body(i0 + i, j0 + j, k0 + k); }
+};
+
 template <class L>
 struct Impl {
   template <class S>
@@ -96,20 +105,38 @@ struct Impl {
     StreamCollideAA<L, S, K> body{static_cast<S*>(s.pops()), s.flags(), make_step_args<A>(s, p), p.open};
     exec::parallel_for(ex, "lbm::stream_collide", exec::Range3{g.nx, g.ny, g.nz}, body);
   }
+  template <class S, CollisionKind K>
+  static void box_k(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& b) {
+    using A = typename Storage<S>::Real;
+    StreamCollideAA<L, S, K> body{static_cast<S*>(s.pops()), s.flags(), make_step_args<A>(s, p), p.open};
+    exec::parallel_for(ex, "lbm::stream_collide_box", exec::Range3{b.extent(0), b.extent(1), b.extent(2)},
+                       OffsetCells<StreamCollideAA<L, S, K>>{body, b.lo[0], b.lo[1], b.lo[2]});
+  }
+  // box == nullptr: the whole box through the plain launch (unchanged by the sub-box path).
   template <class S>
-  static void step_s(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+  static void step_s(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox* b) {
     switch (p.kind) {
-      case CollisionKind::BGK: step_k<S, CollisionKind::BGK>(ex, s, p); break;
-      case CollisionKind::TRT: step_k<S, CollisionKind::TRT>(ex, s, p); break;
-      case CollisionKind::Regularized: step_k<S, CollisionKind::Regularized>(ex, s, p); break;
+      case CollisionKind::BGK:
+        b ? box_k<S, CollisionKind::BGK>(ex, s, p, *b) : step_k<S, CollisionKind::BGK>(ex, s, p);
+        break;
+      case CollisionKind::TRT:
+        b ? box_k<S, CollisionKind::TRT>(ex, s, p, *b) : step_k<S, CollisionKind::TRT>(ex, s, p);
+        break;
+      case CollisionKind::Regularized:
+        b ? box_k<S, CollisionKind::Regularized>(ex, s, p, *b) : step_k<S, CollisionKind::Regularized>(ex, s, p);
+        break;
     }
   }
-  static void step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+  static void step_any(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox* b) {
     switch (s.precision()) {
-      case Precision::FP64: step_s<double>(ex, s, p); break;
-      case Precision::FP32: step_s<float>(ex, s, p); break;
-      case Precision::FP16: step_s<half_t>(ex, s, p); break;
+      case Precision::FP64: step_s<double>(ex, s, p, b); break;
+      case Precision::FP32: step_s<float>(ex, s, p, b); break;
+      case Precision::FP16: step_s<half_t>(ex, s, p, b); break;
     }
+  }
+  static void step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) { step_any(ex, s, p, nullptr); }
+  static void step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& b) {
+    step_any(ex, s, p, &b);
   }
 
   template <class S>
@@ -183,7 +210,7 @@ struct Impl {
   }
 
   static const LatticeOps& table() {
-    static const LatticeOps o{&init, &step, &moments, &read, &write, &force};
+    static const LatticeOps o{&init, &step, &step_box, &moments, &read, &write, &force};
     return o;
   }
 };

@@ -8,6 +8,7 @@ namespace tessera::lbm::detail {
 struct LatticeOps {
   void (*init)(const exec::Exec&, LatticeState&, const float*, const float*);
   void (*step)(const exec::Exec&, LatticeState&, const CollisionParams&);
+  void (*step_box)(const exec::Exec&, LatticeState&, const CollisionParams&, const CellBox&);  // parity unchanged
   void (*moments)(const exec::Exec&, const LatticeState&, const CollisionParams&, float*, float*);
   void (*read)(const LatticeState&, std::vector<double>&);
   void (*write)(LatticeState&, const std::vector<double>&);
@@ -21,5 +22,7 @@ const LatticeOps& ops(LatticeKind k);
 
 // Tuned CUDA path (tuned_cuda.cpp); throws in builds without CUDA.
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
+// The same kernel's arithmetic over a sub-box of cells (overlap of the halo exchange); parity unchanged.
+void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box);
 
 }  // namespace tessera::lbm::detail

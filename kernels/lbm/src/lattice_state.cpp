@@ -63,11 +63,21 @@ CollisionKind parse_collision(const char* s) {
 }
 
 LatticeState::LatticeState(LatticeKind lattice, Precision precision, GridLayout grid, exec::Space space)
+    : LatticeState(lattice, precision, grid, space, default_memkind(space)) {}
+
+LatticeState::LatticeState(LatticeKind lattice, Precision precision, GridLayout grid, exec::Space space,
+                           MemKind mk)
     : lattice_(lattice), precision_(precision), grid_(grid), space_(space) {
   TESSERA_REQUIRE(grid.nx > 0 && grid.ny > 0 && grid.nz > 0, "lattice extents must be positive");
   TESSERA_REQUIRE((lattice_dim(lattice) == 2) == (grid.gz == 0), "a 2-D lattice needs gz = 0, a 3-D one gz = 1");
   TESSERA_REQUIRE(grid.gz == 1 || grid.nz == 1, "a 2-D lattice has nz = 1");
-  const MemKind mk = default_memkind(space);
+  // The kernels of `space` must be able to touch the memory: device runs need device or managed memory,
+  // host runs host-visible memory (host, pinned or managed).
+  TESSERA_REQUIRE(space == exec::Space::Device ? (mk == MemKind::Device || mk == MemKind::Managed)
+                                               : mk != MemKind::Device,
+                  std::string("LatticeState: ") + to_string(mk) + " memory cannot be used by a " +
+                      exec::to_string(space) + " run (device runs: device or managed; host runs: host, pinned or "
+                      "managed)");
   const std::size_t n = std::size_t(grid.cells());
   pops_ = Buffer<unsigned char>(n * std::size_t(q()) * std::size_t(precision_bytes(precision)), mk, "lbm::populations");
   flags_ = Buffer<uint8_t>(n, mk, "lbm::flags");
@@ -79,8 +89,27 @@ float* LatticeState::force_field() {
   if (force_.empty()) {
     force_ = Buffer<float>(3 * std::size_t(grid_.cells()), pops_.kind(), "lbm::force");
     force_.zero();
+    if (force_.kind() == MemKind::Managed && space_ == exec::Space::Device) {
+      force_.advise(MemAdvice::PreferDevice);
+      force_.advise(MemAdvice::AccessedByDevice);
+      force_.prefetch(exec::Space::Device);
+    }
   }
   return force_.data();
+}
+
+void LatticeState::prefer_device(const exec::Exec& ex) {
+  if (pops_.kind() != MemKind::Managed || !ex.on_device()) return;
+  for (auto* b : {&pops_, &flags_}) {
+    b->advise(MemAdvice::PreferDevice);
+    b->advise(MemAdvice::AccessedByDevice);
+    b->prefetch(exec::Space::Device, ex.stream);
+  }
+  if (!force_.empty()) {
+    force_.advise(MemAdvice::PreferDevice);
+    force_.advise(MemAdvice::AccessedByDevice);
+    force_.prefetch(exec::Space::Device, ex.stream);
+  }
 }
 
 namespace detail {
@@ -109,6 +138,27 @@ void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams
   }
   else
     detail::ops(s.lattice()).step(ex, s, p);
+  end_step(s);
+}
+
+void stream_collide_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box,
+                        KernelPath path) {
+  TESSERA_REQUIRE(p.omega > 0.0 && p.omega < 2.0, "relaxation rate omega = 1/tau must lie in (0, 2)");
+  const GridLayout& g = s.grid();
+  TESSERA_REQUIRE(box.lo[0] >= 0 && box.lo[1] >= 0 && box.lo[2] >= 0 && box.hi[0] <= g.nx && box.hi[1] <= g.ny &&
+                      box.hi[2] <= g.nz,
+                  "stream_collide_box: the box must lie inside the rank's interior cells");
+  if (box.empty()) return;
+  if (path == KernelPath::Tuned) {
+    TESSERA_REQUIRE(!p.open.active, "the tuned LBM kernel has no open boundaries (velocity inlet / pressure outlet): "
+                                    "use the reference kernel (numerics.kernel: reference)");
+    detail::tuned_step_box(ex, s, p, box);
+  } else {
+    detail::ops(s.lattice()).step_box(ex, s, p, box);
+  }
+}
+
+void end_step(LatticeState& s) {
   s.parity ^= 1;
   ++s.step;
 }

@@ -54,6 +54,53 @@ __global__ void __launch_bounds__(BX, MB)
   update_cell<L, S, K>(f, flags, a, c_walls, c);
 }
 
+// A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
+// the whole-box kernel, which stays untouched (its launch was tuned). Wide boxes (the interior, slabs
+// normal to y or z) map x to threads and y, z to the grid as above; thin ones (slabs normal to x, one
+// cell wide) number their cells in one flat range so that blocks do not idle on a single column.
+struct BoxLaunch {
+  int64_t lo0, lo1, lo2, n0, n1, hi0, volume;
+  bool flat;
+};
+
+template <class L, class S, CollisionKind K, int BX, int MB>
+__global__ void __launch_bounds__(BX, MB) stream_collide_tuned_box(S* __restrict__ f, const uint8_t* __restrict__ flags,
+                                                                   StepArgs<typename Storage<S>::Real> a, BoxLaunch b) {
+  int64_t i, j, k;
+  if (b.flat) {
+    const int64_t t = int64_t(blockIdx.x) * BX + threadIdx.x;
+    if (t >= b.volume) return;
+    const int64_t r = t / b.n0;
+    i = b.lo0 + (t - r * b.n0);
+    j = b.lo1 + r % b.n1;
+    k = b.lo2 + r / b.n1;
+  } else {
+    i = b.lo0 + int64_t(blockIdx.x) * BX + threadIdx.x;
+    if (i >= b.hi0) return;
+    j = b.lo1 + blockIdx.y;
+    k = b.lo2 + blockIdx.z;
+  }
+  const int64_t c = a.grid.cell(i, j, k);
+  if (!is_fluid(__ldg(flags + c))) return;
+  update_cell<L, S, K>(f, flags, a, c_walls, c);
+}
+
+template <class L, class S, CollisionKind K>
+void launch_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box) {
+  using A = typename Storage<S>::Real;
+  constexpr int BX = kBlockX, MB = min_blocks<L>();
+  const StepArgs<A> a = detail::make_step_args<A>(s, p);
+  const auto st = static_cast<cudaStream_t>(ex.stream);
+  TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
+  BoxLaunch b{box.lo[0], box.lo[1], box.lo[2], box.extent(0), box.extent(1), box.hi[0], box.volume(), false};
+  b.flat = b.n0 < BX / 2 || box.extent(1) > 65535 || box.extent(2) > 65535;
+  const dim3 grid = b.flat ? dim3(unsigned((b.volume + BX - 1) / BX))
+                           : dim3(unsigned((b.n0 + BX - 1) / BX), unsigned(box.extent(1)), unsigned(box.extent(2)));
+  TESSERA_REQUIRE(!b.flat || (b.volume + BX - 1) / BX <= 2147483647, "tuned LBM kernel: sub-box too large for a flat launch");
+  stream_collide_tuned_box<L, S, K, BX, MB><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, b);
+  TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_tuned_box");
+}
+
 template <class L, class S, CollisionKind K>
 void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   using A = typename Storage<S>::Real;
@@ -88,20 +135,29 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_tuned");
 }
 
+// box == nullptr: the whole box (the tuned launch); else the sub-box launch.
+template <class L, class S, CollisionKind K>
+void launch_any(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox* box) {
+  if (box)
+    launch_box<L, S, K>(ex, s, p, *box);
+  else
+    launch<L, S, K>(ex, s, p);
+}
+
 template <class L, class S>
-void by_collision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+void by_collision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox* box) {
   switch (p.kind) {
-    case CollisionKind::BGK: launch<L, S, CollisionKind::BGK>(ex, s, p); break;
-    case CollisionKind::TRT: launch<L, S, CollisionKind::TRT>(ex, s, p); break;
-    case CollisionKind::Regularized: launch<L, S, CollisionKind::Regularized>(ex, s, p); break;
+    case CollisionKind::BGK: launch_any<L, S, CollisionKind::BGK>(ex, s, p, box); break;
+    case CollisionKind::TRT: launch_any<L, S, CollisionKind::TRT>(ex, s, p, box); break;
+    case CollisionKind::Regularized: launch_any<L, S, CollisionKind::Regularized>(ex, s, p, box); break;
   }
 }
 
 template <class L>
-void by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+void by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox* box) {
   switch (s.precision()) {
-    case Precision::FP32: by_collision<L, float>(ex, s, p); break;
-    case Precision::FP16: by_collision<L, half_t>(ex, s, p); break;
+    case Precision::FP32: by_collision<L, float>(ex, s, p, box); break;
+    case Precision::FP16: by_collision<L, half_t>(ex, s, p, box); break;
     case Precision::FP64: TESSERA_THROW("the tuned LBM kernel covers fp32 and fp16 storage; use the reference path for fp64");
   }
 }
@@ -119,19 +175,27 @@ bool tuned_available(LatticeKind lattice, Precision precision) {
 }
 
 namespace detail {
-void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+namespace {
+void tuned_dispatch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox* box) {
   TESSERA_REQUIRE(ex.on_device(), "the tuned LBM kernel runs on the GPU only: use --device gpu or the reference path");
 #if TESSERA_CUDA_COMPILER
   switch (s.lattice()) {
-    case LatticeKind::D3Q19: by_precision<D3Q19>(ex, s, p); break;
-    case LatticeKind::D3Q27: by_precision<D3Q27>(ex, s, p); break;
+    case LatticeKind::D3Q19: by_precision<D3Q19>(ex, s, p, box); break;
+    case LatticeKind::D3Q27: by_precision<D3Q27>(ex, s, p, box); break;
     case LatticeKind::D2Q9: TESSERA_THROW("the tuned LBM kernel covers D3Q19 and D3Q27; D2Q9 uses the reference path");
   }
 #else
   (void)s;
   (void)p;
+  (void)box;
   TESSERA_THROW("this build has no CUDA back end: the tuned LBM kernel is unavailable");
 #endif
+}
+}  // namespace
+
+void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) { tuned_dispatch(ex, s, p, nullptr); }
+void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box) {
+  tuned_dispatch(ex, s, p, &box);
 }
 }  // namespace detail
 

@@ -150,9 +150,19 @@ void AAHalo::sub_box(const Region& r, const LatticeState& s, int q, bool forward
   }
 }
 
-void AAHalo::start(const exec::Exec& ex, LatticeState& s) {
-  forward_ = s.parity == 1;
-  const bool forward = forward_;
+std::array<std::array<bool, 2>, 3> AAHalo::exchanging_sides() const {
+  std::array<std::array<bool, 2>, 3> sides{};
+  for (const Region& r : regions_) {
+    const int e[3] = {r.dir % 3 - 1, (r.dir / 3) % 3 - 1, r.dir / 9 - 1};
+    for (int a = 0; a < 3; ++a)
+      if (e[a] != 0) sides[size_t(a)][e[a] < 0 ? 0 : 1] = true;
+  }
+  return sides;
+}
+
+void AAHalo::start(const exec::Exec& ex, LatticeState& s, bool forward) {
+  TESSERA_REQUIRE(!wire_[0].in_flight() && !wire_[1].in_flight(), "AAHalo::start() twice without finish()");
+  forward_ = forward;
   domain::HaloTransport& w = wire_[forward ? 1 : 0];
   // Pack. The message toward the neighbour at e carries, for every q with c_q = e on the non-zero
   // axes (q_rev of region e, increasing q):

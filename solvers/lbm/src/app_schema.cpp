@@ -96,7 +96,8 @@ Schema make_schema() {
               });
   s.add_check("initial", {"initial.state", "domain.cells"}, check_initial);
   s.add_check("probes", {"output.probes", "output.lines", "domain.cells", "domain.length"}, check_probes);
-  domain::add_parallel_keys(s, /*memory=*/false, /*overlap=*/false);  // parallel.transport (multi-GPU, docs/domain.md)
+  // parallel.transport, parallel.memory (device | managed), parallel.overlap (multi-GPU, docs/domain.md)
+  domain::add_parallel_keys(s, /*memory=*/true, /*overlap=*/true);
   return s;
 }
 }  // namespace
@@ -137,7 +138,10 @@ SimulationSpec spec_from_case(const Case& c, const Units& u) {
   s.global = c.get<std::array<int64_t, 3>>("domain.cells");
   s.rank_dims = c.get<std::array<int, 3>>("numerics.ranks");
   s.initial = initial_from_case(c, u);
-  s.transport = domain::parallel_from_case(c).transport;
+  const domain::ParallelOptions par = domain::parallel_from_case(c);
+  s.transport = par.transport;
+  s.overlap = par.overlap;
+  s.managed = par.managed;
   for (int f = 0; f < 6; ++f) {
     const std::string base = std::string("boundary.") + kFaces[f];
     const std::string t = c.get<std::string>(base + ".type");

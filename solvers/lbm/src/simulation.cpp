@@ -5,6 +5,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/domain/field_memory.hpp"
 
 namespace tessera::lbm {
 
@@ -65,7 +66,13 @@ Simulation::Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec) : 
   g.ny = part_.size[1];
   g.nz = part_.size[2];
   g.gz = is2d ? 0 : 1;
-  state_ = std::make_unique<LatticeState>(spec_.lattice, spec_.precision, g, space);
+  // Managed memory: refuse before allocating when populations + flags would not fit in free GPU memory.
+  const MemKind mem = domain::field_memkind(space, spec_.managed);
+  domain::check_managed_fits(mem,
+                             std::size_t(g.cells()) * (std::size_t(lattice_q(spec_.lattice)) *
+                                                           std::size_t(precision_bytes(spec_.precision)) + 1),
+                             "lbm");
+  state_ = std::make_unique<LatticeState>(spec_.lattice, spec_.precision, g, space, mem);
 
   // Flags and initial moments for every padded cell, from global coordinates (ghosts included, so no
   // flag exchange is needed).
@@ -122,9 +129,40 @@ Simulation::Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec) : 
   Buffer<float> d_rho(std::size_t(n), state_->memkind(), "lbm::init_rho"), d_u(std::size_t(3 * n), state_->memkind(), "lbm::init_u");
   copy_n(d_rho.data(), d_rho.kind(), h_rho.data(), MemKind::Host, h_rho.size());
   copy_n(d_u.data(), d_u.kind(), h_u.data(), MemKind::Host, h_u.size());
+  state_->prefer_device(ex_);
   init_equilibrium(ex_, *state_, d_rho.data(), d_u.data());
   exec::fence(ex_);
   halo_ = std::make_unique<AAHalo>(part_, *state_, ex_, spec_.transport);
+  split_shell(CellBox::whole(g), halo_->exchanging_sides(), 1, interior_, shell_);
+}
+
+// With the AA pattern a cell touches only itself and its lattice neighbours (|c_q,a| <= 1), and the
+// exchange after a step reads (pack) and writes (unpack) only slots of the cells next to an exchanging
+// side and of the ghost layer: the boundary slab's outgoing slots after an even step (forward), the
+// ghost slots that the slab pushed out after an odd one (reverse). So cells at least one cell away from
+// every exchanging side neither feed nor consume the exchange of their own step and may run while it
+// is in flight; the shell must be done before the pack. Within a step cells are independent, so the
+// order shell -> start -> interior -> finish gives the same bits as one launch followed by the exchange,
+// for both parities, and the state after each step (exchange complete) is the same as without overlap.
+void split_shell(const CellBox& all, const std::array<std::array<bool, 2>, 3>& sides, int64_t width, CellBox& inner,
+                 std::vector<CellBox>& shell) {
+  inner = all;
+  for (int a = 0; a < 3; ++a) {
+    if (sides[size_t(a)][0]) inner.lo[a] = std::min(all.hi[a], all.lo[a] + width);
+    if (sides[size_t(a)][1]) inner.hi[a] = std::max(inner.lo[a], all.hi[a] - width);
+  }
+  shell.clear();
+  // Peel z slabs (full x, y), then y slabs within inner z, then x slabs within inner y and z.
+  CellBox rest = all;
+  for (int a = 2; a >= 0; --a) {
+    CellBox lo = rest, hi = rest;
+    lo.hi[a] = inner.lo[a];
+    hi.lo[a] = inner.hi[a];
+    if (!lo.empty()) shell.push_back(lo);
+    if (!hi.empty()) shell.push_back(hi);
+    rest.lo[a] = inner.lo[a];
+    rest.hi[a] = inner.hi[a];  // >= inner.lo[a]: the slabs are disjoint
+  }
 }
 
 void Simulation::advance(int64_t steps) {
@@ -136,8 +174,18 @@ void Simulation::advance(int64_t steps) {
       const double t = std::min(1.0, double(state_->step) / double(ramp));
       spec_.collision.open.ramp = float(0.5 * (1.0 - std::cos(3.141592653589793 * t)));
     }
-    stream_collide(ex_, *state_, spec_.collision, spec_.path);
-    halo_->exchange(ex_, *state_);
+    if (!spec_.overlap) {
+      stream_collide(ex_, *state_, spec_.collision, spec_.path);
+      halo_->exchange(ex_, *state_);
+      continue;
+    }
+    // See split_shell(): shell, pack + send, interior while the populations travel, unpack.
+    const bool even = state_->parity == 0;
+    for (const CellBox& b : shell_) stream_collide_box(ex_, *state_, spec_.collision, b, spec_.path);
+    halo_->start(ex_, *state_, /*forward=*/even);
+    stream_collide_box(ex_, *state_, spec_.collision, interior_, spec_.path);
+    halo_->finish(ex_, *state_);
+    end_step(*state_);
   }
   exec::fence(ex_);
 }

@@ -31,9 +31,23 @@ struct CollisionParams {
 // CUDA kernel (device only; same results to rounding, see tests/lbm/test_tuned.cpp).
 enum class KernelPath { Reference, Tuned };
 
+// A box of interior cells in local indices, [lo, hi) per axis (0 <= lo <= hi <= n). Used to split one
+// step into parts (the interior while the halo moves, the boundary shell around it).
+struct CellBox {
+  int64_t lo[3] = {0, 0, 0};
+  int64_t hi[3] = {0, 0, 0};
+  int64_t extent(int a) const { return hi[a] > lo[a] ? hi[a] - lo[a] : 0; }
+  int64_t volume() const { return extent(0) * extent(1) * extent(2); }
+  bool empty() const { return volume() == 0; }
+  static CellBox whole(const GridLayout& g) { return CellBox{{0, 0, 0}, {g.nx, g.ny, g.nz}}; }
+};
+
 class LatticeState {
  public:
+  // `memory`: where populations, flags and force live; Host/Device follow `space` by default
+  // (default_memkind), Managed puts them in CUDA managed memory on a device run (see prefer_device()).
   LatticeState(LatticeKind lattice, Precision precision, GridLayout grid, exec::Space space);
+  LatticeState(LatticeKind lattice, Precision precision, GridLayout grid, exec::Space space, MemKind memory);
 
   LatticeKind lattice() const { return lattice_; }
   Precision precision() const { return precision_; }
@@ -43,6 +57,11 @@ class LatticeState {
   int q() const { return lattice_q(lattice_); }
   // Bytes of memory per padded cell: Q populations + 1 flag byte.
   std::size_t bytes_per_cell() const { return std::size_t(q()) * std::size_t(precision_bytes(precision_)) + 1; }
+  // Bytes of the populations and flags together (the figure a managed allocation must fit in).
+  std::size_t bytes() const { return bytes_per_cell() * std::size_t(grid_.cells()); }
+  // Managed memory on a device run: advise every array to stay on the GPU (preferred location, accessed
+  // by the GPU) and prefetch it there on ex's stream, so that steps never fault. No-op otherwise.
+  void prefer_device(const exec::Exec& ex);
 
   void* pops() { return pops_.data(); }
   const void* pops() const { return pops_.data(); }
@@ -72,6 +91,15 @@ void init_equilibrium(const exec::Exec& ex, LatticeState& s, const float* rho, c
 // One fused stream-collide step over every interior fluid cell; flips the parity.
 void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams& p,
                     KernelPath path = KernelPath::Reference);
+// Part of a step: updates the fluid cells of `box` at the current parity and leaves the parity alone.
+// A step may be split into disjoint boxes that cover the local box, launched in any order (with AA each
+// cell reads and writes only its own fixed set of slots, so cells are independent within a step), and
+// then closed with end_step(). Each cell's arithmetic is that of stream_collide(): the result is
+// bit-identical. Empty boxes launch nothing.
+void stream_collide_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box,
+                        KernelPath path = KernelPath::Reference);
+// Closes a step made of stream_collide_box() calls: flips the parity, counts the step.
+void end_step(LatticeState& s);
 // Density and velocity (Guo-corrected, as in the collision) at the current time, padded arrays.
 // Non-fluid cells get rho = 1, u = 0.
 void compute_moments(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p, float* rho, float* u);

@@ -15,6 +15,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <array>
 #include <vector>
 
 #include "tessera/core/buffer.hpp"
@@ -38,7 +39,14 @@ class AAHalo {
   }
   // Pack and send (the step's boundary cells must be done); finish() receives and unpacks. No host
   // synchronisation with NCCL; MPI transports sync once in start() (MPI reads the packed buffer).
-  void start(const exec::Exec& ex, LatticeState& s);
+  // The direction follows the state's parity after the step (1: an even step was taken: forward).
+  void start(const exec::Exec& ex, LatticeState& s) { start(ex, s, s.parity == 1); }
+  // Same, for a step whose parity is not flipped yet (overlap: the interior of the step is still to be
+  // updated): forward = the step being taken is even.
+  void start(const exec::Exec& ex, LatticeState& s, bool forward);
+  // The sides of the local box that exchange populations, [axis][0: low, 1: high]: the cells within one
+  // cell of these sides form the boundary shell of the overlap (Simulation::advance).
+  std::array<std::array<bool, 2>, 3> exchanging_sides() const;
   void finish(const exec::Exec& ex, LatticeState& s);
   domain::Transport transport() const { return wire_[0].transport(); }
   // Number of population values sent per exchange (all directions), for tests and telemetry.

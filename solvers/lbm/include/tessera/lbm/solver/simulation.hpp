@@ -46,6 +46,12 @@ struct SimulationSpec {
   KernelPath path = KernelPath::Reference;
   // Halo transport (case key parallel.transport); every choice gives bit-identical results.
   domain::Transport transport = domain::Transport::HostStaged;
+  // parallel.overlap: each step updates the boundary shell, starts the halo exchange, updates the
+  // interior while the populations travel, then finishes the exchange. Bit-identical to false.
+  bool overlap = true;
+  // parallel.memory: managed puts the populations and flags in CUDA managed memory on a GPU run
+  // (advised to stay on the GPU and prefetched there; refused when they exceed the free GPU memory).
+  bool managed = false;
   // Optional: true for solid cells (global cell indices).
   std::function<bool(int64_t, int64_t, int64_t)> solid;
   // Optional: the body index (0 .. kMaxBodies-1) of a solid cell, -1 for fluid; when set it decides the
@@ -54,6 +60,11 @@ struct SimulationSpec {
   // Optional: initial density and velocity at a cell centre (global cell indices); default rho 1, u 0.
   std::function<void(int64_t, int64_t, int64_t, double& rho, double u[3])> initial;
 };
+
+// The overlap split of a local box: `inner` keeps `width` cells away from each flagged side
+// ([axis][low, high]); `shell` gets at most 6 disjoint slabs covering the rest (z, then y, then x).
+void split_shell(const CellBox& all, const std::array<std::array<bool, 2>, 3>& sides, int64_t width, CellBox& inner,
+                 std::vector<CellBox>& shell);
 
 class Simulation {
  public:
@@ -90,6 +101,10 @@ class Simulation {
   Partition part_;
   std::unique_ptr<LatticeState> state_;
   std::unique_ptr<AAHalo> halo_;
+  // Overlap: the cells more than one cell away from every exchanging side, and the shell around them
+  // (disjoint boxes; together the whole local box).
+  CellBox interior_;
+  std::vector<CellBox> shell_;
 };
 
 }  // namespace tessera::lbm
