@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 #include "tessera/domain/halo_plan.hpp"
 #include "tessera/domain/nccl_comm.hpp"
 
@@ -28,6 +30,20 @@ HaloTransport::HaloTransport(MPI_Comm comm, Transport requested, const exec::Exe
   MPI_Comm_size(comm, &nranks);
   const bool dev = ex_.on_device();
   transport_ = resolve_transport(requested, dev, nranks);
+  // NCCL needs one GPU per rank; with ranks sharing a GPU, 'auto' takes the next choice and an explicit
+  // request is an error that says what to do (collective: every rank constructs the transport together).
+  if (transport_ == Transport::Nccl && !gpus_distinct(comm)) {
+    if (requested == Transport::Nccl)
+      TESSERA_THROW(fmt::format("{}: halo transport 'nccl' needs one GPU per rank, but some of the {} ranks share "
+                                "a GPU: run one rank per GPU (e.g. srun --gpus-per-task=1), or set "
+                                "parallel.transport to host, cuda_aware or auto",
+                                label, nranks));
+    transport_ = mpi_cuda_aware() ? Transport::CudaAware : Transport::HostStaged;
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+      log::warn("halo transport 'auto': ranks share GPUs, so NCCL is not used; halos go through {}",
+                to_string(transport_));
+  }
   for (const WireMessage& m : msgs_)
     TESSERA_REQUIRE(m.send_offset + m.send_bytes <= send_bytes && m.recv_offset + m.recv_bytes <= recv_bytes,
                     std::string(label) + ": a message lies outside its staging buffer");

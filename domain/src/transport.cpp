@@ -10,6 +10,12 @@
 #include <atomic>
 #include <cctype>
 
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <vector>
+
+#include "tessera/core/device.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 
@@ -50,6 +56,27 @@ bool nccl_available() {
 #else
   return false;
 #endif
+}
+
+bool gpus_distinct(MPI_Comm comm) {
+  constexpr int kLen = 160;
+  char mine[kLen] = {};
+  if (device::gpu_available()) {
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    int n = 0;
+    MPI_Get_processor_name(host, &n);
+    std::snprintf(mine, kLen, "%s/%s", host, device::info(-1).pci_bus_id.c_str());
+  }
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<char> all(size_t(size) * kLen);
+  MPI_Allgather(mine, kLen, MPI_CHAR, all.data(), kLen, MPI_CHAR, comm);
+  std::set<std::string> seen;
+  for (int r = 0; r < size; ++r) {
+    const std::string id(&all[size_t(r) * kLen], strnlen(&all[size_t(r) * kLen], kLen));
+    if (id.empty() || !seen.insert(id).second) return false;
+  }
+  return true;
 }
 
 namespace {

@@ -7,10 +7,13 @@
 //   Nccl       : grouped ncclSend/ncclRecv between ncclGroupStart/End on the exchange's stream, with a
 //                communicator created from the MPI one (ncclGetUniqueId broadcast over MPI). Needs a
 //                build with NCCL (TESSERA_HAVE_NCCL) and fields on the GPU. No host synchronisation.
-//   Auto       : a choice made at run time: NCCL when built with it and there is more than one rank,
-//                else CUDA-aware MPI when the library supports it, else HostStaged.
+//   Auto       : a choice made at run time: NCCL when built with it, there is more than one rank and
+//                every rank has its own GPU, else CUDA-aware MPI when the library supports it, else
+//                HostStaged.
 // Every transport moves the same bytes into the same places, so results are bit-identical.
 #pragma once
+#include <mpi.h>
+
 #include <string>
 
 namespace tessera::domain {
@@ -26,6 +29,10 @@ Transport parse_transport(const std::string& s);
 bool mpi_cuda_aware();
 // Whether this build contains the NCCL transport.
 bool nccl_available();
+// Collective over comm: whether every rank drives its own GPU (no two ranks on one host share the current
+// CUDA device). NCCL needs that: with ranks sharing a GPU, ncclCommInitRank fails or hangs. False on a
+// host-only build.
+bool gpus_distinct(MPI_Comm comm);
 
 // The transport actually used for a request. `device_buffers` is false when the messages are packed
 // in host memory (a CPU run), where every request is served by HostStaged (a request for cuda_aware
