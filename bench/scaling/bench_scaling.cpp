@@ -4,12 +4,14 @@
 //
 //   mpiexec -n 2 bench_scaling [--device gpu|cpu] [--solver lbm|weather] [--mode weak|strong]
 //        [--size N] [--transport host|cuda_aware|nccl|auto] [--steps S] [--reps R] [--ceiling-gib G]
-//        [--precision fp32|fp16] [--kernel tuned|reference] [--levels L]
+//        [--precision fp32|fp16] [--kernel tuned|reference] [--levels L] [--overlap on|off]
 //
 // lbm: D3Q19 BGK, periodic box. weak: N^3 cells per rank, ranks stacked along z (global N x N x N*P);
 //      strong: N^3 cells in all, split along z. Throughput = global cells x steps / s (MLUPs/s).
 // weather: SSP-RK3 shallow water (+ L tracer levels), periodic. weak: N x N cells per rank stacked along
 //      y; strong: N x N in all. Throughput = global cells x steps / s.
+// --overlap off: the plain step (update, then the whole exchange) instead of parallel.overlap's interior
+// update while the halo moves (default on; records of "off" runs get a "-nooverlap" case suffix).
 // Timing: warm-up steps, then R repeats of S steps between MPI barriers; the median repeat counts.
 #include <mpi.h>
 
@@ -39,6 +41,7 @@ struct Options {
   int64_t size = 0;
   int steps = 20, reps = 5, levels = 0;
   double ceiling_gib = 0;
+  bool overlap = true;
 };
 
 // Seconds of `steps` calls of fn() between barriers: median over reps, the slowest rank counting.
@@ -75,6 +78,7 @@ Timing run_lbm(const Options& o, exec::Space space, int P) {
   s.rank_dims = {1, 1, P};
   s.path = o.kernel == "tuned" ? lbm::KernelPath::Tuned : lbm::KernelPath::Reference;
   s.transport = domain::parse_transport(o.transport);
+  s.overlap = o.overlap;
   s.initial = [](int64_t x, int64_t y, int64_t z, double& rho, double u[3]) {
     rho = 1.0;
     u[0] = 0.02 * double((x + 2 * y + 3 * z) % 7) / 7.0;
@@ -100,7 +104,8 @@ Timing run_weather(const Options& o, exec::Space space, int P) {
       "tracers: {{levels: {}, column_depth: 1000.0, w_amplitude: 0.01}}\n"
       "output: {{fields: false, spectrum: false}}\n",
       n, ny, 1.0e4 * double(n), 1.0e4 * double(ny), P, 2.0e3 * double(n), o.levels);
-  const Case c = weather::case_from_string(yaml, {"parallel.transport=" + o.transport});
+  const Case c = weather::case_from_string(yaml, {"parallel.transport=" + o.transport,
+                                                          std::string("parallel.overlap=") + (o.overlap ? "true" : "false")});
   const weather::Config k = weather::read_config(c);
   weather::Model m(MPI_COMM_WORLD, k, exec::Exec(space));
   m.initialise();
@@ -144,7 +149,11 @@ int main(int argc, char** argv) {
     else if (a == "--levels") o.levels = std::atoi(next().c_str());
     else if (a == "--precision") o.precision = next();
     else if (a == "--kernel") o.kernel = next();
-    else if (a == "--ceiling-gib") o.ceiling_gib = std::atof(next().c_str());
+    else if (a == "--overlap") {
+      const std::string v = next();
+      if (v != "on" && v != "off") usage("--overlap is on or off");
+      o.overlap = v == "on";
+    } else if (a == "--ceiling-gib") o.ceiling_gib = std::atof(next().c_str());
     else usage(("unknown option " + a).c_str());
   }
   if (o.solver != "lbm" && o.solver != "weather") usage("--solver is lbm or weather");
@@ -165,7 +174,9 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     bench::Record r = bench::environment_record(space, ceil);
     r.set("benchmark", "scaling")
-        .set("case", fmt::format("{}-{}-{}-{}-n{}", o.solver, o.mode, t.resolved, o.precision, o.size))
+        .set("case", fmt::format("{}-{}-{}-{}-n{}{}", o.solver, o.mode, t.resolved, o.precision, o.size,
+                                 o.overlap ? "" : "-nooverlap"))
+        .set("overlap", o.overlap)
         .set("solver", o.solver).set("mode", o.mode).set("ranks", P).set("transport_requested", o.transport)
         .set("transport", t.resolved).set("size_per_rank_or_total", static_cast<long long>(o.size))
         .set("global", t.shape).set("global_cells", static_cast<long long>(t.global_cells))
