@@ -149,12 +149,15 @@ void stream_collide_box(const exec::Exec& ex, LatticeState& s, const CollisionPa
                       box.hi[2] <= g.nz,
                   "stream_collide_box: the box must lie inside the rank's interior cells");
   if (box.empty()) return;
+  // The whole box (a rank with nothing to exchange): the plain launch, exactly the tuned one.
+  const bool whole = box.lo[0] == 0 && box.lo[1] == 0 && box.lo[2] == 0 && box.hi[0] == g.nx && box.hi[1] == g.ny &&
+                     box.hi[2] == g.nz;
   if (path == KernelPath::Tuned) {
     TESSERA_REQUIRE(!p.open.active, "the tuned LBM kernel has no open boundaries (velocity inlet / pressure outlet): "
                                     "use the reference kernel (numerics.kernel: reference)");
-    detail::tuned_step_box(ex, s, p, box);
+    whole ? detail::tuned_step(ex, s, p) : detail::tuned_step_box(ex, s, p, box);
   } else {
-    detail::ops(s.lattice()).step_box(ex, s, p, box);
+    whole ? detail::ops(s.lattice()).step(ex, s, p) : detail::ops(s.lattice()).step_box(ex, s, p, box);
   }
 }
 
