@@ -14,6 +14,7 @@
 #include "catch_compat.hpp"
 #include "tessera/core/device.hpp"
 #include "tessera/core/runtime.hpp"
+#include "tessera/lbm/solver/app.hpp"
 #include "tessera/lbm/solver/simulation.hpp"
 
 using namespace tessera;
@@ -82,7 +83,7 @@ struct Result {
   std::vector<float> rho, u;
 };
 
-struct RunOptions {
+struct Variant {
   exec::Space space = exec::Space::Host;
   KernelPath path = KernelPath::Reference;
   Transport transport = Transport::HostStaged;
@@ -93,7 +94,7 @@ struct RunOptions {
 
 // 7 steps (odd: the run ends after a forward and a reverse exchange), in two advance() calls so that
 // the overlap also meets the boundary between calls.
-Result run(MPI_Comm comm, SimulationSpec spec, const RunOptions& o) {
+Result run(MPI_Comm comm, SimulationSpec spec, const Variant& o) {
   spec.path = o.path;
   spec.transport = o.transport;
   spec.overlap = o.overlap;
@@ -114,14 +115,14 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 // One rank without overlap (rank 0, MPI_COMM_SELF) against every variant on all ranks.
-void check_variants(const SimulationSpec& spec, RunOptions base, const std::vector<RunOptions>& variants) {
+void check_variants(const SimulationSpec& spec, Variant base, const std::vector<Variant>& variants) {
   Result one;
   base.overlap = false;
   base.managed = false;
   base.transport = Transport::HostStaged;
   base.dims = {0, 0, 0};
   if (test::mpi_rank() == 0) one = run(MPI_COMM_SELF, spec, base);
-  for (const RunOptions& v : variants) {
+  for (const Variant& v : variants) {
     const Result many = run(MPI_COMM_WORLD, spec, v);
     if (test::mpi_rank() != 0) continue;
     INFO(test::mpi_size() << " ranks, dims " << v.dims[0] << "x" << v.dims[1] << "x" << v.dims[2] << ", "
@@ -146,11 +147,11 @@ std::vector<std::array<int, 3>> rank_grids(const SimulationSpec& s) {
   return g;
 }
 
-std::vector<RunOptions> host_variants(const SimulationSpec& s) {
-  std::vector<RunOptions> v;
+std::vector<Variant> host_variants(const SimulationSpec& s) {
+  std::vector<Variant> v;
   for (const auto& d : rank_grids(s))
     for (bool ov : {false, true}) {
-      RunOptions o;
+      Variant o;
       o.overlap = ov;
       o.dims = d;
       v.push_back(o);
@@ -192,10 +193,32 @@ TEST_CASE("lbm: split_shell covers the local box exactly once", "[lbm][overlap]"
   }
 }
 
+TEST_CASE("lbm: parallel.overlap and parallel.memory reach the simulation spec", "[lbm][overlap]") {
+  const std::string file = std::string(TESSERA_LBM_CASES_DIR) + "/cavity2d.yaml";
+  auto spec = [&](const std::vector<std::string>& over) {
+    const Case c = Case::load(file, schema(), over);
+    return spec_from_case(c, units_from_case(c));
+  };
+  const SimulationSpec d = spec({});
+  CHECK(d.overlap);
+  CHECK(!d.managed);
+  const SimulationSpec o = spec({"parallel.overlap=false", "parallel.memory=managed"});
+  CHECK(!o.overlap);
+  CHECK(o.managed);
+  std::string msg;
+  try {
+    spec({"parallel.memory=unified_maybe"});
+  } catch (const std::exception& e) {
+    msg = e.what();
+  }
+  INFO(msg);
+  CHECK(msg.find("parallel.memory") != std::string::npos);
+}
+
 TEST_CASE("lbm: overlap on N ranks equals 1 rank without overlap bit for bit (host)", "[lbm][mpi][overlap]") {
   for (const SimulationSpec& s : {channel_3d(), open_2d(), periodic_d3q27()}) {
     INFO(to_string(s.lattice));
-    check_variants(s, RunOptions{}, host_variants(s));
+    check_variants(s, Variant{}, host_variants(s));
   }
 }
 
@@ -206,13 +229,13 @@ TEST_CASE("lbm: overlap on N GPUs equals 1 GPU bit for bit, every transport and 
     for (KernelPath path : {KernelPath::Reference, KernelPath::Tuned}) {
       if (path == KernelPath::Tuned && (!tuned_available(s.lattice, s.precision) || s.faces[0].open())) continue;
       INFO(to_string(s.lattice) << (path == KernelPath::Tuned ? " tuned" : " reference"));
-      RunOptions base;
+      Variant base;
       base.space = exec::Space::Device;
       base.path = path;
-      std::vector<RunOptions> v;
+      std::vector<Variant> v;
       for (Transport t : available_transports())
         for (bool ov : {false, true}) {
-          RunOptions o = base;
+          Variant o = base;
           o.transport = t;
           o.overlap = ov;
           v.push_back(o);
@@ -226,12 +249,12 @@ TEST_CASE("lbm: managed memory gives the same fields as device memory bit for bi
   device::select_for_local_rank(node_local_rank(MPI_COMM_WORLD));
   for (const SimulationSpec& s : {channel_3d(), periodic_d3q27()}) {
     INFO(to_string(s.lattice));
-    RunOptions base;
+    Variant base;
     base.space = exec::Space::Device;
     base.path = KernelPath::Tuned;
-    std::vector<RunOptions> v;
+    std::vector<Variant> v;
     for (bool ov : {false, true}) {
-      RunOptions o = base;
+      Variant o = base;
       o.managed = true;
       o.overlap = ov;
       v.push_back(o);
