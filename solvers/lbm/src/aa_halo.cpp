@@ -8,53 +8,57 @@ namespace tessera::lbm {
 
 namespace {
 
-// Copies slot q of a box of cells to / from a contiguous buffer (elements of type E).
+// Fused pack / unpack: one launch moves every (region, population) segment of a message range
+// between the populations and the transport buffer. Thread t handles buffer element t: a binary search
+// over the segments' starts finds its box, and the element order inside a box is x fastest.
 template <class E>
-struct BoxCopy {
+struct SegmentCopy {
   E* pops;
-  E* buf;
-  int64_t n;          // padded cells
-  int64_t px, py;     // padded extents
-  int64_t lo0, lo1, lo2, n0, n1;
-  int q;
-  int64_t base;       // element offset in buf
+  E* buf;                        // the whole send / receive buffer, in elements
+  const AAHalo::Segment* seg;
+  int first, last;               // the launch's segments [first, last)
+  int64_t t0;                    // its first element
+  int64_t n, px, py;             // padded cells, padded extents
+  const uint8_t* flags;
   bool pack;
-  const uint8_t* flags;  // unpack only: skip cells whose population came from a non-fluid cell
-  int64_t src_off;       // offset from the cell to that source cell
-  TESSERA_HD void operator()(int64_t i, int64_t j, int64_t k) const {
-    const int64_t c = (lo0 + i) + px * ((lo1 + j) + py * (lo2 + k));
-    const int64_t b = base + i + n0 * (j + n1 * k);
-    if (flags && !is_fluid(flags[c - src_off])) return;
+  TESSERA_HD void operator()(int64_t idx) const {
+    const int64_t t = t0 + idx;
+    int lo = first, hi = last - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (seg[mid].start <= t)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    const AAHalo::Segment& g = seg[lo];
+    int64_t r = t - g.start;
+    const int64_t i = r % g.n[0];
+    r /= g.n[0];
+    const int64_t j = r % g.n[1], k = r / g.n[1];
+    const int64_t c = (g.lo[0] + i) + px * ((g.lo[1] + j) + py * (g.lo[2] + k));
+    // Reverse unpack: a ghost slot whose source cell is a wall or solid was never written; keep the
+    // bounced-back value that this rank's own update left in the slot.
+    if (g.check_flags && !is_fluid(flags[c - g.src_off])) return;
     if (pack)
-      buf[b] = pops[q * n + c];
+      buf[t] = pops[g.slot * n + c];
     else
-      pops[q * n + c] = buf[b];
+      pops[g.slot * n + c] = buf[t];
   }
 };
 
 template <class E>
-void box_copy(const exec::Exec& ex, LatticeState& s, unsigned char* buf, const int64_t lo[3], const int64_t n[3],
-              int q, int64_t elem_offset, bool pack, const uint8_t* flags, int64_t src_off) {
+void segment_copy(const exec::Exec& ex, LatticeState& s, unsigned char* buf, const AAHalo::Segment* seg, int first,
+                  int last, int64_t t0, int64_t count, bool pack) {
   const GridLayout& g = s.grid();
-  BoxCopy<E> f{static_cast<E*>(s.pops()), reinterpret_cast<E*>(buf), g.cells(), g.px(), g.py(), lo[0], lo[1], lo[2],
-               n[0], n[1], q, elem_offset, pack, flags, src_off};
-  if (!ex.on_device() && n[0] * n[1] * n[2] < (int64_t(1) << 16)) {
-    // Small halo slabs on the host: a plain loop beats waking an OpenMP team per slot.
-    for (int64_t k = 0; k < n[2]; ++k)
-      for (int64_t j = 0; j < n[1]; ++j)
-        for (int64_t i = 0; i < n[0]; ++i) f(i, j, k);
+  const SegmentCopy<E> f{static_cast<E*>(s.pops()), reinterpret_cast<E*>(buf), seg, first, last, t0, g.cells(),
+                         g.px(), g.py(), s.flags(), pack};
+  if (!ex.on_device() && count < (int64_t(1) << 16)) {
+    // Small halos on the host: a plain loop beats waking an OpenMP team.
+    for (int64_t i = 0; i < count; ++i) f(i);
     return;
   }
-  exec::parallel_for(ex, pack ? "lbm::halo_pack" : "lbm::halo_unpack", exec::Range3{n[0], n[1], n[2]}, f);
-}
-
-void box_copy_any(const exec::Exec& ex, LatticeState& s, unsigned char* buf, const int64_t lo[3], const int64_t n[3],
-                  int q, int64_t elem_offset, bool pack, const uint8_t* flags = nullptr, int64_t src_off = 0) {
-  switch (precision_bytes(s.precision())) {
-    case 8: box_copy<uint64_t>(ex, s, buf, lo, n, q, elem_offset, pack, flags, src_off); break;
-    case 4: box_copy<uint32_t>(ex, s, buf, lo, n, q, elem_offset, pack, flags, src_off); break;
-    default: box_copy<uint16_t>(ex, s, buf, lo, n, q, elem_offset, pack, flags, src_off); break;
-  }
+  exec::parallel_for(ex, pack ? "lbm::halo_pack" : "lbm::halo_unpack", count, f);
 }
 
 int lattice_c(LatticeKind k, int q, int a) {
@@ -123,6 +127,61 @@ AAHalo::AAHalo(const Partition& part, const LatticeState& s, const exec::Exec& e
     }
     wire_[fwd] = domain::HaloTransport(part.comm, transport, ex, std::move(wm), total, total,
                                        fwd ? "lbm::halo_forward" : "lbm::halo_reverse");
+    build_table(pack_[fwd], s, ex, fwd == 1, true);
+    build_table(unpack_[fwd], s, ex, fwd == 1, false);
+  }
+}
+
+// The segments of every message, in the order the message carries them:
+//   pack, toward the neighbour at e, for every q of q_rev(e) (c_q = e on the non-zero axes), increasing:
+//     forward: slot opp(q) of my boundary slab e (it becomes the neighbour's ghost region -e)
+//     reverse: slot q of my ghost region e (it belongs to the neighbour's boundary slab -e)
+//   unpack, from the neighbour at e, which sent its list for direction -e, i.e. q with c_q = -e, which
+//   is opp() of my q_fwd(e) entries in the same increasing order:
+//     forward: into my ghost region e, slot opp(q);   reverse: into my boundary slab e, slot q
+// (the sender's box in global cells, seen from here: its ghost side is my boundary side).
+void AAHalo::build_table(Table& t, const LatticeState& s, const exec::Exec& ex, bool forward, bool pack) {
+  const domain::HaloTransport& w = wire_[forward ? 1 : 0];
+  const int64_t bytes = precision_bytes(s.precision());
+  t.h.clear();
+  t.first.assign(1, 0);
+  for (std::size_t i = 0; i < regions_.size(); ++i) {
+    const Region& r = regions_[i];
+    const domain::WireMessage& m = w.messages()[i];
+    int64_t k = (pack ? m.send_offset : m.recv_offset) / bytes;
+    for (int qq : pack ? r.q_rev : r.q_fwd) {
+      const int q = pack ? qq : opposite(qq);
+      Segment g{};
+      sub_box(r, s, q, forward, pack ? !forward : forward, g.lo, g.n);
+      g.start = k;
+      g.slot = forward ? opposite(q) : q;
+      g.check_flags = !pack && !forward;
+      g.src_off = s.grid().offset(lattice_c(s.lattice(), q, 0), lattice_c(s.lattice(), q, 1),
+                                  lattice_c(s.lattice(), q, 2));
+      const int64_t cells = g.n[0] * g.n[1] * g.n[2];
+      if (cells > 0) t.h.push_back(g);
+      k += cells;
+    }
+    TESSERA_REQUIRE(k * bytes == (pack ? m.send_offset + m.send_bytes : m.recv_offset + m.recv_bytes),
+                    "AAHalo: message layout and segments disagree (internal error)");
+    t.first.push_back(int(t.h.size()));
+  }
+  t.d = Buffer<Segment>(std::max<std::size_t>(t.h.size(), 1), default_memkind(ex.space), "lbm::halo_segments");
+  if (!t.h.empty()) copy_n(t.d.data(), t.d.kind(), t.h.data(), MemKind::Host, t.h.size());
+}
+
+// Messages [m0, m1) of a table in one launch.
+void AAHalo::copy_messages(const exec::Exec& ex, LatticeState& s, const Table& t, int m0, int m1, unsigned char* buf,
+                           bool pack) {
+  const int first = t.first[size_t(m0)], last = t.first[size_t(m1)];
+  if (first == last) return;
+  const Segment& a = t.h[size_t(first)];
+  const Segment& b = t.h[size_t(last - 1)];
+  const int64_t t0 = a.start, count = b.start + b.n[0] * b.n[1] * b.n[2] - a.start;
+  switch (precision_bytes(s.precision())) {
+    case 8: segment_copy<uint64_t>(ex, s, buf, t.d.data(), first, last, t0, count, pack); break;
+    case 4: segment_copy<uint32_t>(ex, s, buf, t.d.data(), first, last, t0, count, pack); break;
+    default: segment_copy<uint16_t>(ex, s, buf, t.d.data(), first, last, t0, count, pack); break;
   }
 }
 
@@ -164,21 +223,8 @@ void AAHalo::start(const exec::Exec& ex, LatticeState& s, bool forward) {
   TESSERA_REQUIRE(!wire_[0].in_flight() && !wire_[1].in_flight(), "AAHalo::start() twice without finish()");
   forward_ = forward;
   domain::HaloTransport& w = wire_[forward ? 1 : 0];
-  // Pack. The message toward the neighbour at e carries, for every q with c_q = e on the non-zero
-  // axes (q_rev of region e, increasing q):
-  //   forward: slot opp(q) of my boundary slab e (it becomes the neighbour's ghost region -e)
-  //   reverse: slot q of my ghost region e (it belongs to the neighbour's boundary slab -e)
-  for (std::size_t i = 0; i < regions_.size(); ++i) {
-    const Region& r = regions_[i];
-    const domain::WireMessage& m = w.messages()[i];
-    int64_t k = 0;
-    for (int q : r.q_rev) {
-      int64_t lo[3], n[3];
-      sub_box(r, s, q, forward, !forward, lo, n);
-      box_copy_any(ex, s, w.send_buffer() + m.send_offset, lo, n, forward ? opposite(q) : q, k, true);
-      k += n[0] * n[1] * n[2];
-    }
-  }
+  // Pack: every message in one launch (segments in buffer order, see build_table).
+  copy_messages(ex, s, pack_[forward ? 1 : 0], 0, int(regions_.size()), w.send_buffer(), true);
   w.post();
 }
 
@@ -186,26 +232,9 @@ void AAHalo::finish(const exec::Exec& ex, LatticeState& s) {
   const bool forward = forward_;
   domain::HaloTransport& w = wire_[forward ? 1 : 0];
   TESSERA_REQUIRE(w.in_flight(), "AAHalo::finish() without start()");
-  // Unpack region e as its message arrives: the neighbour at e sent its list for direction -e, i.e.
-  // q with c_q = -e, which is opp() of my q_fwd(e) entries, in the same increasing order.
-  //   forward: into my ghost region e, slot opp(q);   reverse: into my boundary slab e, slot q
-  for (int i = w.next_arrived(); i >= 0; i = w.next_arrived()) {
-    const Region& r = regions_[size_t(i)];
-    unsigned char* in = const_cast<unsigned char*>(w.recv_buffer()) + w.messages()[size_t(i)].recv_offset;
-    int64_t k = 0;
-    for (int slot_fwd : r.q_fwd) {
-      const int q = opposite(slot_fwd);  // c_q = -e: the sender's q
-      int64_t lo[3], n[3];
-      // The sender's box in global cells, seen from here: its ghost side is my boundary side.
-      sub_box(r, s, q, forward, forward, lo, n);
-      // Reverse: a ghost slot whose source cell is a wall or solid was never written; keep the
-      // bounced-back value that this rank's own update left in the slot.
-      const int64_t src = s.grid().offset(lattice_c(s.lattice(), q, 0), lattice_c(s.lattice(), q, 1),
-                                          lattice_c(s.lattice(), q, 2));
-      box_copy_any(ex, s, in, lo, n, forward ? opposite(q) : q, k, false, forward ? nullptr : s.flags(), src);
-      k += n[0] * n[1] * n[2];
-    }
-  }
+  // Unpack each message as it arrives, one launch per message.
+  for (int i = w.next_arrived(); i >= 0; i = w.next_arrived())
+    copy_messages(ex, s, unpack_[forward ? 1 : 0], i, i + 1, const_cast<unsigned char*>(w.recv_buffer()), false);
   w.complete();
 }
 

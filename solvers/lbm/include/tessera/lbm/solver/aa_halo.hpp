@@ -10,7 +10,9 @@
 // exchanges with itself through the same code path, which is why 1 rank and N ranks agree bit for bit.
 // Transport: any domain::Transport (host-staged MPI, CUDA-aware MPI, NCCL), through
 // domain::HaloTransport; one transport per direction of the exchange (forward and reverse messages
-// differ in size). exchange() = start() + finish(); between the two, work on the same stream may
+// differ in size). Pack and unpack are fused: one launch packs every message, one launch unpacks each
+// arriving message (a table of (region, population) segments per direction, built once).
+// exchange() = start() + finish(); between the two, work on the same stream may
 // update cells that neither send nor receive (see Simulation::advance).
 #pragma once
 #include <mpi.h>
@@ -62,6 +64,28 @@ class AAHalo {
   };
   void sub_box(const Region& r, const LatticeState& s, int q, bool forward, bool ghost_side, int64_t lo[3],
                int64_t n[3]) const;
+
+ public:
+  // One (region, population) box of a message, for the fused pack / unpack kernels (aa_halo.cpp).
+  struct Segment {
+    int64_t lo[3], n[3];  // cells, padded local coordinates
+    int64_t start;        // first element in the send / receive buffer
+    int64_t src_off;      // reverse unpack: offset to the cell the population came from (its flag is checked)
+    int32_t slot;         // population slot
+    int32_t check_flags;  // 1: skip cells whose source cell is not fluid
+  };
+
+ private:
+  // Segments of every message in buffer order; first[m] .. first[m + 1] are message m's.
+  struct Table {
+    std::vector<Segment> h;
+    Buffer<Segment> d;  // the same in the exchange's memory (read by the kernels)
+    std::vector<int> first;
+  };
+  void build_table(Table& t, const LatticeState& s, const exec::Exec& ex, bool forward, bool pack);
+  void copy_messages(const exec::Exec& ex, LatticeState& s, const Table& t, int m0, int m1, unsigned char* buf,
+                     bool pack);
+  Table pack_[2], unpack_[2];  // [0] reverse, [1] forward
 
   std::vector<Region> regions_;
   domain::HaloTransport wire_[2];          // [0] reverse, [1] forward: buffers and messages
