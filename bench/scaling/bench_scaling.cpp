@@ -159,6 +159,7 @@ int main(int argc, char** argv) {
   if (o.solver != "lbm" && o.solver != "weather") usage("--solver is lbm or weather");
   if (o.mode != "weak" && o.mode != "strong") usage("--mode is weak or strong");
   const exec::Space space = o.device == "gpu" ? exec::Space::Device : exec::Space::Host;
+  rt.set_space(space);  // one GPU per rank, by node-local rank (as the solvers do)
   if (space == exec::Space::Host) o.kernel = "reference";
   if (o.size <= 0) o.size = o.solver == "lbm" ? (space == exec::Space::Device ? 256 : 32) : (space == exec::Space::Device ? 4096 : 128);
   int P = 1, rank = 0;
