@@ -1,4 +1,5 @@
 // Telemetry (progress, Prometheus, atomic files, NVML monitor), signals and deadlines.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -86,6 +87,29 @@ TEST_CASE("a stop signal is seen by should_stop; deadlines expire", "[signals]")
   std::this_thread::sleep_for(std::chrono::milliseconds(80));
   CHECK(d.passed());
   CHECK(signals::should_stop(MPI_COMM_WORLD, &d));
+}
+
+TEST_CASE("a second stop signal aborts at once and leaves the last good checkpoint alone", "[signals]") {
+  // In a child process: a "checkpoint" written (atomically), then two signals. The first only asks for a
+  // stop; the second exits at once with 128 + signal, and the file is still the good one.
+  const auto p = scratch("ckpt.h5");
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    signals::install();
+    signals::reset();
+    telemetry::write_file_atomic(p.string(), "good checkpoint\n");
+    std::raise(SIGTERM);
+    if (!signals::stop_requested()) _exit(10);  // the first signal must only request a stop
+    std::raise(SIGTERM);
+    _exit(11);  // not reached: the second signal exits
+  }
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+  CHECK(slurp(p) == "good checkpoint\n");
 }
 
 TEST_CASE("durations parse like Slurm and GROMACS -maxh", "[signals]") {
