@@ -9,6 +9,7 @@ usage: scripts/validate [--gpu] [--build DIR] [--only ID[,ID...]] [--report FILE
   --report    where to write the Markdown report (default docs/validation.md; its PNGs go beside it in
               <report stem>/)
   --work      where the runs write their output (default out/validation[-gpu])
+  --checks-only  reuse the outputs already in --work (rerun the checks and the report, not the solvers)
 
 Each entry of cases/validation.yaml names a solver, a case file, `--set` overrides for the CPU-sized and
 the GPU-sized runs, and check commands (postproc scripts). A check prints `VALIDATION {json}` lines
@@ -46,6 +47,7 @@ def main():
     ap.add_argument("--report", default=os.path.join(ROOT, "docs", "validation.md"))
     ap.add_argument("--work")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--checks-only", action="store_true")
     a = ap.parse_args()
 
     registry = os.path.join(ROOT, "cases", "validation.yaml")
@@ -84,6 +86,8 @@ def main():
             extra = []
             if isinstance(case, dict):  # {case: FILE, set: [KEY=VALUE, ...]}: overrides of this run only
                 case, extra = case["case"], case.get("set") or []
+            if a.checks_only and os.path.isdir(out):
+                continue
             subprocess.run(["rm", "-rf", out])
             cmd = [exe, os.path.join(ROOT, case), "-o", out, "-q", "--device", "gpu" if a.gpu else "cpu"]
             for s_ in (e.get(size) or []) + extra:

@@ -22,6 +22,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import tessera_io as tio  # noqa: E402
+from validation_record import record  # noqa: E402
+
+# Tolerances of the report (and of tests/lbm/test_lbm_cylinder.cpp at 10 cells per diameter): the relative
+# distance to the published range. Half-way bounce-back puts the cylinder on a staircase, which converges
+# at first order, so coarse grids sit a few per cent outside the ranges (docs/lbm.md has the convergence).
+TOLERANCE = {"C_D": 0.04, "C_L": 0.20, "dp": 0.04, "L_a": 0.03}
 
 RANGES = {"C_D": (5.57, 5.59), "C_L": (0.0104, 0.0110), "dp": (0.1172, 0.1176), "L_a": (0.0842, 0.0852)}
 
@@ -111,6 +117,8 @@ def main():
             err = 0.0 if lo <= v <= hi else (v - hi) / hi if v > hi else (v - lo) / lo
             bad |= err != 0.0
             print(f"  {k:4s} = {v:.5g}   published [{lo}, {hi}]   error to range {100 * err:+.2f} %")
+            record(f"Schaefer-Turek 2D-1, {label}: {k} (relative distance to the published range)", f"{v:.5g}",
+                   f"[{lo}, {hi}]", err, TOLERANCE[k], note="staircase cylinder (half-way bounce-back), first order")
         ax[0].plot(t, cd, label=label)
         ax[1].plot(t, cl, label=label)
         ax[2].plot(xs, prof / 0.3, label=label)
