@@ -155,8 +155,10 @@ def write_report(path, rows, entries, size, build):
     for r in rows:
         err = f"{r['error']:.3g}" if isinstance(r["error"], (int, float)) else str(r["error"])
         unit = f" {r['unit']}" if r["unit"] else ""
+        run_time = f"{r['secs']:.0f} s" if r["secs"] > 0 else "reused output"
         lines.append(f"| {r['title']} | {r['quantity']} | {r['reference']}{unit} | {r['result']}{unit} | {err} | "
-                     f"{r['tolerance']:.3g} | {'pass' if r['ok'] else '**FAIL**'} | {r['secs']:.0f} s |")
+                     f"{r['tolerance']:.3g} | {'pass' if r['ok'] else '**FAIL**'} | "
+                     f"{run_time} |")
     lines += ["", "## Plots", ""]
     by_id = {e["id"]: e for e in entries}
     seen = set()
