@@ -20,6 +20,7 @@ import sys  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from validation_record import record  # noqa: E402
+from plot_thermo import read_csv  # noqa: E402  (skips leading '#' comment lines)
 
 
 def block(x, nb=20):
@@ -36,11 +37,11 @@ def main():
     ap.add_argument("--rho", type=float, default=0.776)
     ap.add_argument("-o", "--output", default="nist_lj.png")
     a = ap.parse_args()
-    ref = np.genfromtxt(a.reference, delimiter=",", names=True, comments="#")
+    ref = read_csv(a.reference)
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
     ok = True
     for path in a.runs:
-        d = np.genfromtxt(path, delimiter=",", names=True, comments="#")
+        d = read_csv(path)
         n0 = int(len(d) * a.skip)
         T = d["temperature"][n0:].mean()
         row = ref[np.isclose(ref["rho"], a.rho) & np.isclose(ref["T"], round(T, 2))]
