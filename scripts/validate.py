@@ -152,7 +152,11 @@ def write_report(path, rows, entries, size, build):
              f"**{sum(r['ok'] for r in rows)} of {len(rows)} checks pass.**", "",
              "| case | quantity | reference | result | error | tolerance | | run time |",
              "|---|---|---|---|---|---|---|---|"]
+    def cell(x):  # a Markdown table cell: '|' inside text would end the cell
+        return str(x).replace("|", "\\|")
+
     for r in rows:
+        r = {k: (cell(v) if isinstance(v, str) else v) for k, v in r.items()}
         err = f"{r['error']:.3g}" if isinstance(r["error"], (int, float)) else str(r["error"])
         unit = f" {r['unit']}" if r["unit"] else ""
         run_time = f"{r['secs']:.0f} s" if r["secs"] > 0 else "reused output"
