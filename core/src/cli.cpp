@@ -145,6 +145,15 @@ int run(Runtime& rt, const std::vector<std::string>& argv, const SolverApp& app,
     opt.output_dir = a.output_dir.empty() ? default_output_dir(a.case_path) : a.output_dir;
     opt.restart = a.restart;
     opt.max_walltime_s = a.max_walltime_s;
+    // The case's batch.max_walltime when the command line gives none (--max-walltime wins).
+    if (opt.max_walltime_s == 0 && app.schema->find("batch.max_walltime") && c.given("batch.max_walltime")) {
+      try {
+        opt.max_walltime_s = cli::parse_walltime(c.get<std::string>("batch.max_walltime"));
+      } catch (const cli::UsageError& e) {
+        c.fail("batch.max_walltime", std::string(e.what()).replace(0, std::string("--max-walltime").size(),
+                                                                    "batch.max_walltime"));
+      }
+    }
     opt.progress_every = a.progress_every;
     opt.quiet = a.quiet;
     opt.prometheus_path = a.prometheus;
@@ -188,6 +197,13 @@ int run_app(int argc, char** argv, const SolverApp& app) {
   Runtime rt(&argc, &argv);
   std::vector<std::string> args(argv, argv + argc);
   return cli::run(rt, args, app, std::cout, std::cerr);
+}
+
+void add_batch_keys(Schema& s) {
+  s.section("batch", "Batch jobs (docs/slurm.md)");
+  s.add_string("batch.max_walltime").optional().describe(
+      "Checkpoint and stop (exit 3) before this wall time: seconds, 30m, 2h, M:S, H:M:S or D-H:M:S, like "
+      "--max-walltime (which overrides it)");
 }
 
 }  // namespace tessera

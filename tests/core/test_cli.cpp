@@ -1,6 +1,7 @@
 // The shared solver front end, driven with a toy SolverApp (no solver needed): exit codes, --check,
 // --print-schema, --set, options passed to run(), and error reporting.
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -222,4 +223,41 @@ TEST_CASE("cli: walltime and output-directory parsing", "[cli]") {
   CHECK(cli::default_output_dir("cases/cavity.yaml") == "out/cavity");
   CHECK(cli::format_bytes(512) == "512 B");
   CHECK(cli::format_bytes(std::size_t(3) << 30) == "3.00 GiB");
+}
+
+TEST_CASE("cli: batch.max_walltime in the case; --max-walltime overrides it; a bad value names the key", "[cli]") {
+  static const Schema with_batch = [] {
+    Schema s("batchy", "a solver with the batch keys");
+    s.add_int("time.steps").default_value(1).min(0).describe("Steps");
+    add_batch_keys(s);
+    return s;
+  }();
+  const auto yaml = std::filesystem::temp_directory_path() / "tessera_test_batch.yaml";
+  std::ofstream(yaml) << "time:\n  steps: 3\n";
+  auto run_with = [&](std::vector<std::string> args, Seen& seen) {
+    SolverApp app;
+    app.name = "batchy";
+    app.summary = "test";
+    app.schema = &with_batch;
+    app.run = [&seen](Runtime&, const Case&, const RunOptions& o) {
+      seen.called = true;
+      seen.opt = o;
+      return exit_code::ok;
+    };
+    args.insert(args.begin(), yaml.string());
+    args.push_back("-q");
+    return run(app, args);
+  };
+  Seen a, b, c, d;
+  CHECK(run_with({"--set", "batch.max_walltime=2h"}, a).rc == exit_code::ok);
+  CHECK(a.opt.max_walltime_s == 7200.0);
+  run_with({"--set", "batch.max_walltime=2h", "--max-walltime", "90"}, b);
+  CHECK(b.opt.max_walltime_s == 90.0);
+  run_with({}, c);
+  CHECK(c.called);
+  CHECK(c.opt.max_walltime_s == 0.0);  // no limit unless asked for
+  const Result r = run_with({"--set", "batch.max_walltime=soon"}, d);
+  CHECK(r.rc == exit_code::bad_input);
+  CHECK(has(r.err, "batch.max_walltime"));
+  CHECK_FALSE(d.called);
 }

@@ -98,6 +98,7 @@ Schema make_schema() {
   s.add_check("probes", {"output.probes", "output.lines", "domain.cells", "domain.length"}, check_probes);
   // parallel.transport, parallel.memory (device | managed), parallel.overlap (multi-GPU, docs/domain.md)
   domain::add_parallel_keys(s, /*memory=*/true, /*overlap=*/true);
+  add_batch_keys(s);  // batch.max_walltime
   return s;
 }
 }  // namespace

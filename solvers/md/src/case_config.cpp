@@ -120,6 +120,7 @@ Schema build_schema() {
       return "pair.style: table needs pair.table_file";
     return "";
   });
+  add_batch_keys(s);  // batch.max_walltime
   return s;
 }
 

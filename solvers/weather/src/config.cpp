@@ -72,6 +72,7 @@ Schema build_schema() {
     return "";
   });
   domain::add_parallel_keys(s);  // parallel.transport, parallel.memory (multi-GPU, docs/domain.md)
+  add_batch_keys(s);             // batch.max_walltime
   return s;
 }
 }  // namespace

@@ -75,6 +75,9 @@ struct RunOptions {
   std::string command_line_str() const;  // argv joined with spaces (for run manifests)
 };
 
+// The batch keys every solver's case accepts: batch.max_walltime (like --max-walltime, which overrides it).
+void add_batch_keys(Schema& s);
+
 struct SolverApp {
   std::string name, summary;
   const Schema* schema = nullptr;
