@@ -45,8 +45,10 @@ void reset() {
   g_count = 0;
 }
 
-bool should_stop(MPI_Comm comm, const Deadline* deadline) {
-  int local = stop_requested() || (deadline && deadline->passed()) ? 1 : 0;
+bool should_stop(MPI_Comm comm, const Deadline* deadline) { return should_stop(comm, deadline && deadline->passed()); }
+
+bool should_stop(MPI_Comm comm, bool local_condition) {
+  int local = stop_requested() || local_condition ? 1 : 0;
   int any = local;
   int inited = 0;
   MPI_Initialized(&inited);

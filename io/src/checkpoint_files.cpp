@@ -6,6 +6,7 @@
 #include "checkpoint_internal.hpp"
 #include "h5_util.hpp"
 #include "tessera/io/checkpoint.hpp"
+#include "tessera/core/log.hpp"
 #include "tessera/io/hash64.hpp"
 
 namespace tessera::io {
@@ -104,6 +105,13 @@ std::string verify_checkpoint(const std::string& path) {
   } catch (const std::exception& e) {
     return e.what();
   }
+}
+
+std::string resolve_restart(const std::string& restart, const std::string& dir, const std::string& solver) {
+  if (restart != "auto") return restart;
+  const auto p = find_latest_valid_checkpoint(dir);
+  if (!p) log::info("{}: --restart auto: no valid checkpoint in {}, starting from the initial state", solver, dir);
+  return p ? *p : "";
 }
 
 std::optional<std::string> find_latest_valid_checkpoint(const std::string& dir, const std::string& prefix) {

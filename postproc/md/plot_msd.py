@@ -14,18 +14,9 @@ import numpy as np
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt
+import matplotlib.pyplot as plt  # noqa: E402
 
-
-def read_csv(path):
-    """Columns by name; leading '# ...' lines are comments (genfromtxt would take the first one for the header)."""
-    with open(path) as f:
-        skip = 0
-        for line in f:
-            if not line.startswith("#"):
-                break
-            skip += 1
-    return np.genfromtxt(path, delimiter=",", names=True, skip_header=skip)
+from plot_thermo import read_csv  # noqa: E402  (skips leading # comment lines)
 
 
 def main():

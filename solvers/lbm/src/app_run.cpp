@@ -21,20 +21,6 @@ namespace {
 using clock = std::chrono::steady_clock;
 double since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
 
-bool any_rank(MPI_Comm comm, bool local) {
-  int l = local ? 1 : 0, r = 0;
-  MPI_Allreduce(&l, &r, 1, MPI_INT, MPI_LOR, comm);
-  return r != 0;
-}
-
-// The checkpoint to resume from: "" (none), a path, or for "auto" the newest valid one in the output dir.
-std::string restart_path(const RunOptions& opt) {
-  if (opt.restart != "auto") return opt.restart;
-  const auto p = io::find_latest_valid_checkpoint(opt.output_dir);
-  if (!p) log::info("lbm: --restart auto: no valid checkpoint in {}, starting from the initial state", opt.output_dir);
-  return p ? *p : "";
-}
-
 }  // namespace
 
 int run(Runtime& rt, const Case& c, const RunOptions& opt) {
@@ -61,7 +47,7 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
 
   Simulation sim(rt.comm(), opt.device, spec);
   const MPI_Comm comm = sim.partition().comm;
-  const std::string resume = opt.restart.empty() ? "" : restart_path(opt);
+  const std::string resume = io::resolve_restart(opt.restart, opt.output_dir, "lbm");
   if (!resume.empty()) {
     io::LoadOptions lo;
     lo.expected_case_hash = c.hash_hex();
@@ -148,7 +134,7 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
     sample_forces();
     if (ckpt_every > 0 && sim.step() % ckpt_every == 0) checkpoint();
     rec.update(sim.step(), time);
-    if (sim.step() < steps && (signals::should_stop(comm) || any_rank(comm, opt.walltime_near(30.0)))) {
+    if (sim.step() < steps && signals::should_stop(comm, opt.walltime_near(30.0))) {
       if (last_ckpt_step != sim.step()) checkpoint();
       forces.write_h5();
       log::warn("lbm: stopped early at step {} (signal or wall time); checkpoint {}: resubmit with --restart auto",

@@ -25,20 +25,6 @@ namespace {
 using clock = std::chrono::steady_clock;
 double since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
 
-bool any_rank(MPI_Comm comm, bool local) {
-  int l = local ? 1 : 0, r = 0;
-  MPI_Allreduce(&l, &r, 1, MPI_INT, MPI_LOR, comm);
-  return r != 0;
-}
-
-// The checkpoint to resume from: "" (none), a path, or for "auto" the newest valid one in the output dir.
-std::string restart_path(const RunOptions& opt) {
-  if (opt.restart != "auto") return opt.restart;
-  const auto p = io::find_latest_valid_checkpoint(opt.output_dir);
-  if (!p) log::info("md: --restart auto: no valid checkpoint in {}, starting from the initial state", opt.output_dir);
-  return p ? *p : "";
-}
-
 void log_setup(const CaseConfig& k, const Simulation& sim, std::size_t nbonds, exec::Space space) {
   const Units& u = k.sim.units;
   const Box& b = sim.box();
@@ -87,7 +73,7 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   manifest["case_hash"] = c.hash_hex();
   manifest["atoms"] = sim.natoms();
 
-  const std::string resume = opt.restart.empty() ? "" : restart_path(opt);
+  const std::string resume = io::resolve_restart(opt.restart, opt.output_dir, "md");
   if (resume.empty()) {
     sim.setup();
   } else {
@@ -148,7 +134,7 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
     if (k.checkpoint_every > 0 && s % k.checkpoint_every == 0) checkpoint();
     rec.update(s, sim.time());
     if (s < k.steps && s % kStopCheck == 0 &&
-        (signals::should_stop(comm) || any_rank(comm, opt.walltime_near(kWalltimeMarginS)))) {
+        signals::should_stop(comm, opt.walltime_near(kWalltimeMarginS))) {
       if (last_ckpt_step != s) checkpoint();
       log::warn("md: stopped early at step {} (signal or wall time); checkpoint {}: resubmit with --restart auto", s,
                 last_ckpt);

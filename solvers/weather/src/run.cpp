@@ -18,11 +18,6 @@
 namespace tessera::weather {
 
 namespace {
-bool any_rank(MPI_Comm comm, bool local) {
-  int l = local ? 1 : 0, r = 0;
-  MPI_Allreduce(&l, &r, 1, MPI_INT, MPI_LOR, comm);
-  return r != 0;
-}
 using clock = std::chrono::steady_clock;
 double since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
 }  // namespace
@@ -33,13 +28,8 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   m.initialise();
   const MPI_Comm comm = m.decomposition().comm();
   std::string restarted_from;
-  if (!opt.restart.empty()) {
-    std::string path = opt.restart;
-    if (path == "auto") {
-      const auto p = io::find_latest_valid_checkpoint(opt.output_dir);
-      path = p ? *p : "";
-      if (!p) log::info("--restart auto: no valid checkpoint in {}, starting from the initial state", opt.output_dir);
-    }
+  {
+    const std::string path = io::resolve_restart(opt.restart, opt.output_dir, "weather");
     if (!path.empty()) {
       restart_from(m, c, path);
       restarted_from = path;
@@ -111,7 +101,7 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
     }
     if (k.checkpoint_every > 0 && m.steps % k.checkpoint_every == 0) checkpoint();
     rec.update(m.steps, m.time);
-    if (m.steps % 10 == 0 && (signals::should_stop(comm) || any_rank(comm, opt.walltime_near(120.0)))) {
+    if (m.steps % 10 == 0 && signals::should_stop(comm, opt.walltime_near(120.0))) {
       checkpoint();
       log::info("stopping early at step {} (signal or wall time); checkpoint {}: resubmit with --restart auto",
                 m.steps, last_ckpt);

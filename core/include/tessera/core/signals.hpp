@@ -25,6 +25,9 @@ void reset();
 // Collective: true on every rank when any rank has a stop request or the deadline has passed.
 // Cheap enough to call every few steps (one MPI_Allreduce of an int).
 bool should_stop(MPI_Comm comm, const class Deadline* deadline = nullptr);
+// The same with a condition of this rank's own (e.g. RunOptions::walltime_near(margin)): true on every rank
+// when any rank has a stop signal or the condition (one collective).
+bool should_stop(MPI_Comm comm, bool local_condition);
 
 // Wall-time limit measured from construction. A margin leaves time for the final checkpoint.
 class Deadline {

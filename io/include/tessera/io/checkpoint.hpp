@@ -97,6 +97,9 @@ std::string verify_checkpoint(const std::string& path);
 // The newest checkpoint that verifies (for --restart auto); nullopt if none.
 std::optional<std::string> find_latest_valid_checkpoint(const std::string& dir,
                                                         const std::string& prefix = "checkpoint");
+// The checkpoint a --restart value names: "" (none) for "", the path itself, or for "auto" the newest valid
+// checkpoint in dir ("" with a log line when there is none: the run starts from its initial state).
+std::string resolve_restart(const std::string& restart, const std::string& dir, const std::string& solver);
 
 // ---- Loading ----
 struct LoadOptions {
