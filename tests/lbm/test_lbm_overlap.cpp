@@ -12,6 +12,7 @@
 
 #include "../domain/transports.hpp"
 #include "catch_compat.hpp"
+#include "lbm_specs.hpp"
 #include "tessera/core/device.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/lbm/solver/app.hpp"
@@ -23,26 +24,9 @@ using domain::Transport;
 
 namespace {
 
-// D3Q19, TRT, walls on y (the top one moving), periodic x and z, a solid sphere, a body force.
-SimulationSpec channel_3d() {
-  SimulationSpec s;
-  s.lattice = LatticeKind::D3Q19;
-  s.precision = Precision::FP32;
-  s.collision.kind = CollisionKind::TRT;
-  s.collision.omega = 1.6;
-  s.collision.force[0] = 2e-5;
-  s.global = {14, 11, 10};
-  s.faces[2].kind = s.faces[3].kind = FaceBC::Wall;
-  s.faces[3].u = {0.03, 0, 0.01};
-  s.solid = [](int64_t x, int64_t y, int64_t z) { return (x - 6) * (x - 6) + (y - 5) * (y - 5) + (z - 4) * (z - 4) <= 5; };
-  s.initial = [](int64_t x, int64_t y, int64_t z, double& rho, double u[3]) {
-    rho = 1.0 + 0.01 * std::sin(0.7 * double(x + 2 * y + 3 * z));
-    u[0] = 0.03 * std::sin(0.4 * double(y));
-    u[1] = 0.02 * std::cos(0.3 * double(x + z));
-    u[2] = 0.01 * std::sin(0.5 * double(x));
-  };
-  return s;
-}
+using fixtures::channel_3d;
+using fixtures::same_bits;
+using Result = fixtures::Fields;
 
 // D2Q9, fp64, BGK: parabolic velocity inlet at x-, pressure outlet at x+, walls on y, a cylinder.
 SimulationSpec open_2d() {
@@ -79,9 +63,6 @@ SimulationSpec periodic_d3q27() {
   return s;
 }
 
-struct Result {
-  std::vector<float> rho, u;
-};
 
 struct Variant {
   exec::Space space = exec::Space::Host;
@@ -110,9 +91,6 @@ Result run(MPI_Comm comm, SimulationSpec spec, const Variant& o) {
   return r;
 }
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && !a.empty() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 // One rank without overlap (rank 0, MPI_COMM_SELF) against every variant on all ranks.
 void check_variants(const SimulationSpec& spec, Variant base, const std::vector<Variant>& variants) {
@@ -132,11 +110,7 @@ void check_variants(const SimulationSpec& spec, Variant base, const std::vector<
     CHECK(same_bits(one.rho, many.rho));
     CHECK(same_bits(one.u, many.u));
   }
-  if (test::mpi_rank() == 0) {
-    double umax = 0;
-    for (float x : one.u) umax = std::max(umax, double(std::abs(x)));
-    CHECK(umax > 1e-3);  // the flow moved: equal zeros would prove nothing
-  }
+  if (test::mpi_rank() == 0) CHECK(fixtures::max_abs(one.u) > 1e-3);  // the flow moved: equal zeros prove nothing
 }
 
 // Rank grids: automatic, and every rank along the last axis that has room.

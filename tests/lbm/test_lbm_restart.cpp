@@ -9,6 +9,7 @@
 #include <string>
 
 #include "catch_compat.hpp"
+#include "lbm_specs.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/lbm/solver/simulation.hpp"
 
@@ -17,37 +18,12 @@ using namespace tessera::lbm;
 
 namespace {
 
-SimulationSpec cavity_2d() {
-  SimulationSpec s;
-  s.lattice = LatticeKind::D2Q9;
-  s.precision = Precision::FP32;
-  s.collision.kind = CollisionKind::TRT;
-  s.collision.omega = 1.7;
-  s.global = {23, 17, 1};
-  s.faces[0].kind = s.faces[1].kind = FaceBC::Wall;
-  s.faces[2].kind = s.faces[3].kind = FaceBC::Wall;
-  s.faces[3].u = {0.08, 0, 0};
-  s.solid = [](int64_t x, int64_t y, int64_t) { return (x - 8) * (x - 8) + (y - 6) * (y - 6) <= 4; };
-  return s;
-}
 
+using fixtures::cavity_2d;
+
+// x, z periodic; y walls, the top one moving; fp16 storage, regularized collision, no solid.
 SimulationSpec periodic_3d_fp16() {
-  SimulationSpec s;
-  s.lattice = LatticeKind::D3Q19;
-  s.precision = Precision::FP16;
-  s.collision.kind = CollisionKind::Regularized;
-  s.collision.omega = 1.5;
-  s.collision.force[0] = 2e-5;
-  s.global = {11, 9, 8};
-  s.faces[2].kind = s.faces[3].kind = FaceBC::Wall;  // x, z periodic; y walls, the top one moving
-  s.faces[3].u = {0.0, 0, 0.04};
-  s.initial = [](int64_t x, int64_t y, int64_t z, double& rho, double u[3]) {
-    rho = 1.0 + 0.01 * std::sin(0.7 * double(x + 2 * y + 3 * z));
-    u[0] = 0.03 * std::sin(0.4 * double(y));
-    u[1] = 0.02 * std::cos(0.3 * double(x + z));
-    u[2] = 0.01 * std::sin(0.5 * double(x));
-  };
-  return s;
+  return fixtures::periodic_3d(LatticeKind::D3Q19, Precision::FP16, CollisionKind::Regularized, {11, 9, 8}, false);
 }
 
 // A fresh directory shared by all ranks of MPI_COMM_WORLD.
@@ -125,9 +101,7 @@ void require_equal(const Result& a, const Result& b, bool have_moments) {
   REQUIRE(a.rho.size() == b.rho.size());
   REQUIRE(std::memcmp(a.rho.data(), b.rho.data(), a.rho.size() * sizeof(float)) == 0);
   REQUIRE(std::memcmp(a.u.data(), b.u.data(), a.u.size() * sizeof(float)) == 0);
-  double umax = 0;  // the flow must have developed: comparing zeros would prove nothing
-  for (float v : a.u) umax = std::max(umax, double(std::abs(v)));
-  REQUIRE(umax > 1e-3);
+  REQUIRE(fixtures::max_abs(a.u) > 1e-3);  // the flow must have developed: comparing zeros would prove nothing
 }
 
 void check_spec(const SimulationSpec& spec, int64_t n_first, int64_t n_second, const std::string& tag,

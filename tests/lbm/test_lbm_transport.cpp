@@ -7,6 +7,7 @@
 
 #include "../domain/transports.hpp"
 #include "catch_compat.hpp"
+#include "lbm_specs.hpp"
 #include "tessera/core/device.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/lbm/solver/simulation.hpp"
@@ -17,62 +18,33 @@ using domain::Transport;
 
 namespace {
 
-// D3Q19 with walls on y (the top one moving), periodic x and z, a solid sphere and a body force: every
-// kind of halo region (faces, edges, self-exchange along periodic axes) carries populations.
-SimulationSpec channel_3d() {
-  SimulationSpec s;
-  s.lattice = LatticeKind::D3Q19;
-  s.precision = Precision::FP32;
-  s.collision.kind = CollisionKind::TRT;
-  s.collision.omega = 1.6;
-  s.collision.force[0] = 2e-5;
-  s.global = {14, 11, 10};
-  s.faces[2].kind = s.faces[3].kind = FaceBC::Wall;
-  s.faces[3].u = {0.03, 0, 0.01};
-  s.solid = [](int64_t x, int64_t y, int64_t z) { return (x - 6) * (x - 6) + (y - 5) * (y - 5) + (z - 4) * (z - 4) <= 5; };
-  s.initial = [](int64_t x, int64_t y, int64_t z, double& rho, double u[3]) {
-    rho = 1.0 + 0.01 * std::sin(0.7 * double(x + 2 * y + 3 * z));
-    u[0] = 0.03 * std::sin(0.4 * double(y));
-    u[1] = 0.02 * std::cos(0.3 * double(x + z));
-    u[2] = 0.01 * std::sin(0.5 * double(x));
-  };
-  return s;
-}
+using fixtures::channel_3d;
+using fixtures::Fields;
+using fixtures::same_bits;
 
-struct Result {
-  std::vector<float> rho, u;
-};
-
-Result run(MPI_Comm comm, exec::Space space, Transport tr, int64_t steps) {
+Fields run(MPI_Comm comm, exec::Space space, Transport tr, int64_t steps) {
   SimulationSpec spec = channel_3d();
   spec.transport = tr;
   Simulation sim(comm, space, spec);
   sim.advance(steps);
-  Result r;
+  Fields r;
   sim.gather(r.rho, r.u);
   return r;
 }
 
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && !a.empty() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
 
 void check_transports(exec::Space space, const std::vector<Transport>& transports) {
   const int64_t steps = 7;  // odd: the state ends after a forward and a reverse exchange
-  Result one;
+  Fields one;
   if (test::mpi_rank() == 0) one = run(MPI_COMM_SELF, space, Transport::HostStaged, steps);
   for (Transport tr : transports) {
-    const Result many = run(MPI_COMM_WORLD, space, tr, steps);
+    const Fields many = run(MPI_COMM_WORLD, space, tr, steps);
     if (test::mpi_rank() != 0) continue;
     INFO(test::mpi_size() << " ranks, " << exec::to_string(space) << ", transport " << domain::to_string(tr));
     CHECK(same_bits(one.rho, many.rho));
     CHECK(same_bits(one.u, many.u));
   }
-  if (test::mpi_rank() == 0) {
-    double umax = 0;
-    for (float v : one.u) umax = std::max(umax, double(std::abs(v)));
-    CHECK(umax > 1e-3);  // the flow moved: equal zeros would prove nothing
-  }
+  if (test::mpi_rank() == 0) CHECK(fixtures::max_abs(one.u) > 1e-3);  // the flow moved: equal zeros prove nothing
 }
 
 }  // namespace

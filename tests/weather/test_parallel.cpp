@@ -7,60 +7,18 @@
 #include <mpi.h>
 
 #include "catch_compat.hpp"
-#include "tessera/domain/gather.hpp"
-#include "tessera/weather_solver/config.hpp"
-#include "tessera/weather_solver/model.hpp"
+#include "weather_cases.hpp"
 
 using namespace tessera;
 using namespace tessera::weather;
 
 namespace {
 
-// A case that uses every stencil: walls in y with a beta plane, random topography, a jet, damping,
-// tracers with vertical advection; odd cell counts so that every split is uneven.
-const char* kChannel = R"(
-grid: {cells: [23, 17], length: [2.3e6, 1.7e6], boundary_x: periodic, boundary_y: wall}
-physics: {f0: 1.0e-4, beta: 1.6e-11}
-initial: {type: jet, depth: 1000.0, jet_speed: 20.0, jet_width: 2.0e5, perturbation: 5.0}
-topography: {type: random, height: 50.0}
-time: {end: 1.0e9, cfl: 0.5, max_steps: 12}
-damping: {coefficient: 0.005}
-tracers: {levels: 3, column_depth: 1000.0, w_amplitude: 0.05}
-output: {fields: false, spectrum: false}
-)";
-const char* kBox = R"(
-grid: {cells: [19, 22], length: [1.9e6, 2.2e6], boundary_x: wall, boundary_y: periodic}
-physics: {f0: 1.0e-4}
-initial: {type: gaussian, depth: 500.0, amplitude: 20.0, width: 3.0e5, center: [0.3, 0.6]}
-topography: {type: gaussian, height: 100.0, width: 4.0e5}
-time: {end: 1.0e9, cfl: 0.6, max_steps: 12, scheme: ssprk2}
-output: {fields: false, spectrum: false}
-)";
-
-struct Snapshot {
-  std::vector<double> h, u, v, c;
-  double time = 0;
-};
-
-Snapshot run_model(MPI_Comm comm, const std::string& yaml, const std::vector<std::string>& ov, int64_t steps,
-                   exec::Space space = exec::Space::Host) {
-  const Case c = case_from_string(yaml, ov);
-  const Config k = read_config(c);
-  Model m(comm, k, exec::Exec(space));
-  m.initialise();
-  for (int64_t s = 0; s < steps; ++s) m.step(m.stable_dt());
-  Snapshot r;
-  r.h = domain::gather_to_root(m.decomposition(), m.state().h);
-  r.u = domain::gather_to_root(m.decomposition(), m.state().u);
-  r.v = domain::gather_to_root(m.decomposition(), m.state().v);
-  if (k.levels > 0) r.c = domain::gather_to_root(m.decomposition(), m.state().c);
-  r.time = m.time;
-  return r;
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
+using fixtures::kBox;
+using fixtures::kChannel;
+using fixtures::run_model;
+using fixtures::same_bits;
+using fixtures::Snapshot;
 
 void compare_with_one_rank(const std::string& yaml, const std::vector<std::string>& ov) {
   Snapshot one;

@@ -6,9 +6,7 @@
 #include <mpi.h>
 
 #include "catch_compat.hpp"
-#include "tessera/domain/gather.hpp"
-#include "tessera/weather_solver/config.hpp"
-#include "tessera/weather_solver/model.hpp"
+#include "weather_cases.hpp"
 #include "tessera/weather_solver/output.hpp"
 
 using namespace tessera;
@@ -16,39 +14,10 @@ using namespace tessera::weather;
 
 namespace {
 
-const char* kChannel = R"(
-grid: {cells: [23, 17], length: [2.3e6, 1.7e6], boundary_x: periodic, boundary_y: wall}
-physics: {f0: 1.0e-4, beta: 1.6e-11}
-initial: {type: jet, depth: 1000.0, jet_speed: 20.0, jet_width: 2.0e5, perturbation: 5.0}
-topography: {type: random, height: 50.0}
-time: {end: 1.0e9, cfl: 0.5, max_steps: 12}
-damping: {coefficient: 0.005}
-tracers: {levels: 3, column_depth: 1000.0, w_amplitude: 0.05}
-output: {fields: false, spectrum: false}
-)";
-
-struct Snapshot {
-  std::vector<double> h, u, v, c;
-  double time = 0;
-};
-
-Snapshot run_model(MPI_Comm comm, const std::string& yaml, const std::vector<std::string>& ov, int64_t steps) {
-  const Config k = read_config(case_from_string(yaml, ov));
-  Model m(comm, k, exec::Exec(exec::Space::Host));
-  m.initialise();
-  for (int64_t s = 0; s < steps; ++s) m.step(m.stable_dt());
-  Snapshot r;
-  r.h = domain::gather_to_root(m.decomposition(), m.state().h);
-  r.u = domain::gather_to_root(m.decomposition(), m.state().u);
-  r.v = domain::gather_to_root(m.decomposition(), m.state().v);
-  r.c = domain::gather_to_root(m.decomposition(), m.state().c);
-  r.time = m.time;
-  return r;
-}
-
-bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
+using fixtures::kChannel;
+using fixtures::run_model;
+using fixtures::same_bits;
+using fixtures::Snapshot;
 
 }  // namespace
 
