@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -167,7 +168,15 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
   const bench::Ceiling ceil = bench::measure_copy_ceiling(space, std::size_t(o.ceiling_gib * double(1ull << 30)));
-  const Timing t = o.solver == "lbm" ? run_lbm(o, space, P) : run_weather(o, space, P);
+  Timing t;
+  try {
+    t = o.solver == "lbm" ? run_lbm(o, space, P) : run_weather(o, space, P);
+  } catch (const std::exception& e) {
+    // A refused transport (no NCCL, MPI not CUDA-aware) or a size that does not fit: say so and stop
+    // every rank with a status instead of std::terminate's SIGABRT.
+    std::fprintf(stderr, "bench_scaling (rank %d): %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   const double per_s = double(t.global_cells) * double(o.steps) / t.seconds;
   // Bytes per cell per step for the roofline fraction (DESIGN.md protocol): LBM D3Q19 2 Q b + 1;
   // weather sw step 27 x 8 B (bench_weather's count) plus tracers (3 stages x 4 arrays x 8 B per level).
