@@ -108,27 +108,58 @@ AAHalo::AAHalo(const Partition& part, const LatticeState& s, const exec::Exec& e
         if (r.q_fwd.empty()) continue;  // e.g. D3Q19 corners
         regions_.push_back(r);
       }
+  // Messages to other ranks first (the transport carries [0, nremote_)), then those to this rank.
+  int me = 0;
+  MPI_Comm_rank(part.comm, &me);
+  std::stable_partition(regions_.begin(), regions_.end(), [me](const Region& r) { return r.neighbor != me; });
+  nremote_ = int(std::count_if(regions_.begin(), regions_.end(), [me](const Region& r) { return r.neighbor != me; }));
   // Message sizes per direction: what the sender packs (both sides move the same populations over
   // the same cells, so the receiver expects exactly that many bytes).
   const int64_t bytes = precision_bytes(s.precision());
   for (int fwd = 0; fwd < 2; ++fwd) {
     std::vector<domain::WireMessage> wm;
-    int64_t total = 0;
-    for (const Region& r : regions_) {
+    std::vector<Placement> place(regions_.size());
+    int64_t total = 0, self_total = 0;
+    for (std::size_t i = 0; i < regions_.size(); ++i) {
+      const Region& r = regions_[i];
       int64_t vals = 0;
       for (int q : r.q_rev) {
         int64_t lo[3], n[3];
         sub_box(r, s, q, fwd == 1, fwd == 0, lo, n);
         vals += n[0] * n[1] * n[2];
       }
-      // The message sent toward direction e arrives at the neighbour from its direction -e: tag by e.
-      wm.push_back({r.neighbor, r.dir, 26 - r.dir, total, vals * bytes, total, vals * bytes});
-      total += vals * bytes;
+      if (int(i) < nremote_) {
+        // The message sent toward direction e arrives at the neighbour from its direction -e: tag by e.
+        wm.push_back({r.neighbor, r.dir, 26 - r.dir, total, vals * bytes, total, vals * bytes});
+        place[i] = {total, total};
+        total += vals * bytes;
+      } else {
+        place[i].send_offset = self_total;
+        self_total += vals * bytes;
+      }
+    }
+    // A self message sent toward e is the one this rank receives from -e: unpack it from there.
+    for (int i = nremote_; i < int(regions_.size()); ++i) {
+      int from = -1;
+      for (int j = nremote_; j < int(regions_.size()); ++j)
+        if (regions_[size_t(j)].dir == 26 - regions_[size_t(i)].dir) from = j;
+      TESSERA_REQUIRE(from >= 0, "AAHalo: a self message without its counterpart (internal error)");
+      place[size_t(i)].recv_offset = place[size_t(from)].send_offset;
     }
     wire_[fwd] = domain::HaloTransport(part.comm, transport, ex, std::move(wm), total, total,
                                        fwd ? "lbm::halo_forward" : "lbm::halo_reverse");
-    build_table(pack_[fwd], s, ex, fwd == 1, true);
-    build_table(unpack_[fwd], s, ex, fwd == 1, false);
+    self_[fwd] = Buffer<unsigned char>(size_t(std::max<int64_t>(self_total, 1)), default_memkind(ex.space),
+                                       "lbm::halo_self");
+    build_table(pack_[fwd], s, ex, fwd == 1, true, place);
+    build_table(unpack_[fwd], s, ex, fwd == 1, false, place);
+    // The self unpacks as one launch: their segments sorted by where they read in self_ (they tile it,
+    // as the self packs do, since every packed message is unpacked exactly once).
+    Table& u = unpack_self_[fwd];
+    u.h.assign(unpack_[fwd].h.begin() + unpack_[fwd].first[size_t(nremote_)], unpack_[fwd].h.end());
+    std::sort(u.h.begin(), u.h.end(), [](const Segment& a, const Segment& b) { return a.start < b.start; });
+    u.first = {0, int(u.h.size())};
+    u.d = Buffer<Segment>(std::max<std::size_t>(u.h.size(), 1), default_memkind(ex.space), "lbm::halo_segments");
+    if (!u.h.empty()) copy_n(u.d.data(), u.d.kind(), u.h.data(), MemKind::Host, u.h.size());
   }
 }
 
@@ -140,15 +171,15 @@ AAHalo::AAHalo(const Partition& part, const LatticeState& s, const exec::Exec& e
 //   is opp() of my q_fwd(e) entries in the same increasing order:
 //     forward: into my ghost region e, slot opp(q);   reverse: into my boundary slab e, slot q
 // (the sender's box in global cells, seen from here: its ghost side is my boundary side).
-void AAHalo::build_table(Table& t, const LatticeState& s, const exec::Exec& ex, bool forward, bool pack) {
-  const domain::HaloTransport& w = wire_[forward ? 1 : 0];
+void AAHalo::build_table(Table& t, const LatticeState& s, const exec::Exec& ex, bool forward, bool pack,
+                         const std::vector<Placement>& place) {
   const int64_t bytes = precision_bytes(s.precision());
   t.h.clear();
   t.first.assign(1, 0);
   for (std::size_t i = 0; i < regions_.size(); ++i) {
     const Region& r = regions_[i];
-    const domain::WireMessage& m = w.messages()[i];
-    int64_t k = (pack ? m.send_offset : m.recv_offset) / bytes;
+    const int64_t off = pack ? place[i].send_offset : place[i].recv_offset;
+    int64_t k = off / bytes;
     for (int qq : pack ? r.q_rev : r.q_fwd) {
       const int q = pack ? qq : opposite(qq);
       Segment g{};
@@ -162,8 +193,11 @@ void AAHalo::build_table(Table& t, const LatticeState& s, const exec::Exec& ex, 
       if (cells > 0) t.h.push_back(g);
       k += cells;
     }
-    TESSERA_REQUIRE(k * bytes == (pack ? m.send_offset + m.send_bytes : m.recv_offset + m.recv_bytes),
-                    "AAHalo: message layout and segments disagree (internal error)");
+    if (int(i) < nremote_) {
+      const domain::WireMessage& m = wire_[forward ? 1 : 0].messages()[i];
+      TESSERA_REQUIRE(k * bytes == off + (pack ? m.send_bytes : m.recv_bytes),
+                      "AAHalo: message layout and segments disagree (internal error)");
+    }
     t.first.push_back(int(t.h.size()));
   }
   t.d = Buffer<Segment>(std::max<std::size_t>(t.h.size(), 1), default_memkind(ex.space), "lbm::halo_segments");
@@ -211,7 +245,8 @@ void AAHalo::sub_box(const Region& r, const LatticeState& s, int q, bool forward
 
 std::array<std::array<bool, 2>, 3> AAHalo::exchanging_sides() const {
   std::array<std::array<bool, 2>, 3> sides{};
-  for (const Region& r : regions_) {
+  for (int i = 0; i < nremote_; ++i) {
+    const Region& r = regions_[size_t(i)];
     const int e[3] = {r.dir % 3 - 1, (r.dir / 3) % 3 - 1, r.dir / 9 - 1};
     for (int a = 0; a < 3; ++a)
       if (e[a] != 0) sides[size_t(a)][e[a] < 0 ? 0 : 1] = true;
@@ -223,15 +258,24 @@ void AAHalo::start(const exec::Exec& ex, LatticeState& s, bool forward) {
   TESSERA_REQUIRE(!wire_[0].in_flight() && !wire_[1].in_flight(), "AAHalo::start() twice without finish()");
   forward_ = forward;
   domain::HaloTransport& w = wire_[forward ? 1 : 0];
-  // Pack: every message in one launch (segments in buffer order, see build_table).
-  copy_messages(ex, s, pack_[forward ? 1 : 0], 0, int(regions_.size()), w.send_buffer(), true);
+  // Pack: every remote message in one launch (segments in buffer order, see build_table).
+  copy_messages(ex, s, pack_[forward ? 1 : 0], 0, nremote_, w.send_buffer(), true);
   w.post();
+}
+
+void AAHalo::exchange_self(const exec::Exec& ex, LatticeState& s) {
+  const int d = forward_ ? 1 : 0;
+  const int n = int(regions_.size());
+  if (nremote_ == n) return;
+  copy_messages(ex, s, pack_[d], nremote_, n, self_[d].data(), true);
+  copy_messages(ex, s, unpack_self_[d], 0, 1, self_[d].data(), false);
 }
 
 void AAHalo::finish(const exec::Exec& ex, LatticeState& s) {
   const bool forward = forward_;
   domain::HaloTransport& w = wire_[forward ? 1 : 0];
   TESSERA_REQUIRE(w.in_flight(), "AAHalo::finish() without start()");
+  exchange_self(ex, s);
   // Unpack each message as it arrives, one launch per message.
   for (int i = w.next_arrived(); i >= 0; i = w.next_arrived())
     copy_messages(ex, s, unpack_[forward ? 1 : 0], i, i + 1, const_cast<unsigned char*>(w.recv_buffer()), false);

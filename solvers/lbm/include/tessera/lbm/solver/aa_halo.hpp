@@ -12,8 +12,12 @@
 // domain::HaloTransport; one transport per direction of the exchange (forward and reverse messages
 // differ in size). Pack and unpack are fused: one launch packs every message, one launch unpacks each
 // arriving message (a table of (region, population) segments per direction, built once).
-// exchange() = start() + finish(); between the two, work on the same stream may
-// update cells that neither send nor receive (see Simulation::advance).
+// Messages a rank sends to itself (one rank along a periodic axis) never touch the transport: they are
+// packed into a local buffer and unpacked from it on the solver's stream, in finish(). Every (ghost or
+// boundary cell, slot) pair is written by exactly one message and no message reads a slot another one
+// writes, so the remote and the self messages may move in any order: same bits.
+// exchange() = start() + finish(); between the two, work on the same stream may update cells that
+// neither send to nor receive from another rank (see Simulation::advance).
 #pragma once
 #include <mpi.h>
 
@@ -46,9 +50,12 @@ class AAHalo {
   // Same, for a step whose parity is not flipped yet (overlap: the interior of the step is still to be
   // updated): forward = the step being taken is even.
   void start(const exec::Exec& ex, LatticeState& s, bool forward);
-  // The sides of the local box that exchange populations, [axis][0: low, 1: high]: the cells within one
-  // cell of these sides form the boundary shell of the overlap (Simulation::advance).
+  // The sides of the local box that exchange populations with another rank, [axis][0: low, 1: high]:
+  // the cells within one cell of these sides form the boundary shell of the overlap
+  // (Simulation::advance). Sides that exchange only with this rank itself are not among them.
   std::array<std::array<bool, 2>, 3> exchanging_sides() const;
+  // Moves this rank's messages to itself (every cell of the step must be done by now), then receives
+  // and unpacks the others.
   void finish(const exec::Exec& ex, LatticeState& s);
   domain::Transport transport() const { return wire_[0].transport(); }
   // Number of population values sent per exchange (all directions), for tests and telemetry.
@@ -76,19 +83,29 @@ class AAHalo {
   };
 
  private:
+  // Where message m (region m) is packed and where its counterpart is unpacked from, in bytes: remote
+  // messages (m < nremote_) in the transport's buffers, self messages in self_[dir].
+  struct Placement {
+    int64_t send_offset, recv_offset;
+  };
   // Segments of every message in buffer order; first[m] .. first[m + 1] are message m's.
   struct Table {
     std::vector<Segment> h;
     Buffer<Segment> d;  // the same in the exchange's memory (read by the kernels)
     std::vector<int> first;
   };
-  void build_table(Table& t, const LatticeState& s, const exec::Exec& ex, bool forward, bool pack);
+  void exchange_self(const exec::Exec& ex, LatticeState& s);
+  void build_table(Table& t, const LatticeState& s, const exec::Exec& ex, bool forward, bool pack,
+                   const std::vector<Placement>& place);
   void copy_messages(const exec::Exec& ex, LatticeState& s, const Table& t, int m0, int m1, unsigned char* buf,
                      bool pack);
   Table pack_[2], unpack_[2];  // [0] reverse, [1] forward
+  Table unpack_self_[2];       // the self messages' unpack segments in self_ order (one launch)
 
-  std::vector<Region> regions_;
-  domain::HaloTransport wire_[2];          // [0] reverse, [1] forward: buffers and messages
+  std::vector<Region> regions_;            // those with another rank first: [0, nremote_)
+  int nremote_ = 0;
+  domain::HaloTransport wire_[2];          // [0] reverse, [1] forward: buffers and remote messages
+  Buffer<unsigned char> self_[2];          // [0] reverse, [1] forward: the self messages
   bool forward_ = false;                   // direction of the exchange in flight
 };
 
