@@ -10,4 +10,5 @@ list(APPEND TESSERA_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/msd.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/walls.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/nose_hoover.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/lattice.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/src/lattice.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/ghost_pack.cpp)

@@ -149,7 +149,9 @@ NeighborList::NeighborList(exec::Space space, double rc, double skin, int initia
 }
 
 void NeighborList::bin_and_sort(const exec::Exec& ex, Particles& p, const Box& box) {
-  const int64_t n = p.size();
+  // Owned particles and ghosts are binned alike (a ghost is a neighbour candidate); only owned ones
+  // get a list (fill). On one rank there are no ghosts.
+  const int64_t n = p.total();
   const MemKind mk = default_memkind(space_);
   const double range = rc_ + skin_;
   for (int a = 0; a < 3; ++a) nc_[a] = std::max(1, int(std::floor(box.L[a] / range)));
@@ -189,7 +191,7 @@ void NeighborList::bin_and_sort(const exec::Exec& ex, Particles& p, const Box& b
 }
 
 int NeighborList::fill(const exec::Exec& ex, Particles& p, const Box& box) {
-  const int64_t n = p.size();
+  const int64_t n = p.size();  // owned particles only
   const double range = rc_ + skin_;
   ensure(neigh_, std::size_t(n) * std::size_t(capacity_), default_memkind(space_), "md::neigh");
   stride_ = n;

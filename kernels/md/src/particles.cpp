@@ -31,6 +31,18 @@ Particles::Particles(exec::Space space, int64_t n, const std::vector<double>& ma
   for (auto* b : {&fx, &fy, &fz, &pe, &vir}) b->zero();
 }
 
+void Particles::reset(int64_t n, int64_t g) {
+  TESSERA_REQUIRE(n >= 0 && g >= 0 && n + g < (int64_t(1) << 31), "particle count per rank must fit a 32-bit index");
+  const MemKind mk = default_memkind(space_);
+  const auto s = std::size_t(n + g);
+  n_ = n;
+  nghost_ = g;
+  for (auto* b : {&x, &y, &z, &vx, &vy, &vz, &fx, &fy, &fz, &pe, &vir}) *b = Buffer<double>(s, mk, "md::particles");
+  for (auto* b : {&type, &ix, &iy, &iz}) *b = Buffer<int>(s, mk, "md::particles");
+  id = Buffer<int64_t>(s, mk, "md::id");
+  for (auto* b : {&fx, &fy, &fz, &pe, &vir}) b->zero();
+}
+
 ParticleView Particles::view() {
   return ParticleView{n_,        x.data(),  y.data(),  z.data(),    vx.data(), vy.data(), vz.data(),
                       fx.data(), fy.data(), fz.data(), pe.data(),   vir.data(), type.data(), id.data(),
@@ -43,10 +55,11 @@ void put(Buffer<T>& d, const std::vector<T>& h) {
   TESSERA_REQUIRE(h.size() == d.size(), "host particle array has the wrong length");
   copy_n(d.data(), d.kind(), h.data(), MemKind::Host, h.size());
 }
+// The first n entries (the owned particles; ghosts follow them in a decomposed run).
 template <class T>
-void get(std::vector<T>& h, const Buffer<T>& d) {
-  h.resize(d.size());
-  copy_n(h.data(), MemKind::Host, d.data(), d.kind(), d.size());
+void get(std::vector<T>& h, const Buffer<T>& d, int64_t n) {
+  h.resize(std::size_t(n));
+  if (n > 0) copy_n(h.data(), MemKind::Host, d.data(), d.kind(), std::size_t(n));
 }
 }  // namespace
 
@@ -58,8 +71,8 @@ void Particles::upload(const HostParticles& h) {
 }
 
 void Particles::download(HostParticles& h) const {
-  get(h.x, x), get(h.y, y), get(h.z, z), get(h.vx, vx), get(h.vy, vy), get(h.vz, vz);
-  get(h.type, type), get(h.ix, ix), get(h.iy, iy), get(h.iz, iz), get(h.id, id);
+  get(h.x, x, n_), get(h.y, y, n_), get(h.z, z, n_), get(h.vx, vx, n_), get(h.vy, vy, n_), get(h.vz, vz, n_);
+  get(h.type, type, n_), get(h.ix, ix, n_), get(h.iy, iy, n_), get(h.iz, iz, n_), get(h.id, id, n_);
   h.mass = h_mass_;
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "tessera/core/device.hpp"
+#include "tessera/domain/parallel_options.hpp"
 #include "tessera/md/lattice.hpp"
 
 namespace tessera::md {
@@ -101,6 +102,8 @@ Schema build_schema() {
   s.add_int("output.checkpoint_every").default_value(0).min(0)
       .describe("Checkpoint every N steps and at the end (0: only when stopped by a signal or --max-walltime)");
   s.add_int("output.checkpoint_keep").default_value(3).min(0).describe("Checkpoints kept (older ones deleted); 0 = all");
+  // Ghost positions between ranks travel like the grid solvers' halos (docs/md.md, "Running on several ranks").
+  domain::add_parallel_keys(s, /*memory=*/false, /*overlap=*/false);
 
   s.add_check("ntypes", {"system.mass", "pair.epsilon", "pair.sigma"}, [](const Case& c) -> std::string {
     const auto m = c.get<std::vector<double>>("system.mass");
@@ -175,6 +178,7 @@ CaseConfig read_config(const Case& c) {
                                   c.get<double>("walls.cutoff"));
     k.wall_gap = c.get<double>("walls.gap");
   }
+  k.transport = domain::parallel_from_case(c).transport;
   k.sim.skin = c.get<double>("neighbor.skin");
   k.sim.sort_every = c.get<int>("neighbor.sort_every");
   k.sim.neighbor_capacity = c.get<int>("neighbor.capacity");

@@ -15,6 +15,7 @@
 #include "tessera/core/signals.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/md/case_config.hpp"
+#include "tessera/md/decomposition.hpp"
 #include "tessera/md/output.hpp"
 #include "tessera/md/simulation.hpp"
 #include "tessera/md/system_builder.hpp"
@@ -49,16 +50,15 @@ void log_setup(const CaseConfig& k, const Simulation& sim, std::size_t nbonds, e
 }  // namespace
 
 int run(Runtime& rt, const Case& c, const RunOptions& opt) {
-  if (rt.size() != 1)
-    TESSERA_THROW(fmt::format("md: this version runs on one rank (got {}); the spatial decomposition over MPI ranks "
-                              "is not implemented yet: run without mpiexec, or with -n 1",
-                              rt.size()));
   const MPI_Comm comm = rt.comm();
   const CaseConfig k = read_config(c);
   const InitialSystem init = build_initial(k, k.sim.units);
   Simulation sim(rt.space(), k.sim, init.box, init.particles, build_potential(rt.space(), k, int(k.mass.size())),
-                 init.bonds, build_bond_params(k));
+                 init.bonds, build_bond_params(k), comm, k.transport);
   log_setup(k, sim, init.bonds.size(), rt.space());
+  if (const ParticleDecomposition* dd = sim.decomposition())
+    log::info("md: {} ranks as {} x {} x {} sub-boxes, ghost cut-off {:.4g}, ghost transport {}", dd->size(),
+              dd->dims()[0], dd->dims()[1], dd->dims()[2], dd->ghost_cut(), domain::to_string(dd->transport()));
 
   // Progress line, NVML energy per million atom-steps, run.json and --prometheus (core/run_record.hpp).
   telemetry::RunRecord rec(rt, opt,

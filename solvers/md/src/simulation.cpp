@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tessera/core/error.hpp"
+#include "tessera/md/decomposition.hpp"
 #include "tessera/md/msd.hpp"
 
 namespace tessera::md {
@@ -35,7 +36,8 @@ std::vector<double> inv_mass_eff(const HostParticles& h, const Units& u) {
 }  // namespace
 
 Simulation::Simulation(exec::Space space, const SimConfig& cfg, const Box& box, const HostParticles& init,
-                       PairPotential pot, const std::vector<Bond>& bonds, const std::vector<BondParam>& bond_params)
+                       PairPotential pot, const std::vector<Bond>& bonds, const std::vector<BondParam>& bond_params,
+                       MPI_Comm comm, domain::Transport transport)
     : ex_(space),
       cfg_(cfg),
       box_(box),
@@ -51,6 +53,21 @@ Simulation::Simulation(exec::Space space, const SimConfig& cfg, const Box& box, 
   particles_.upload(init);
   if (cfg.msd) set_msd_reference(ex_, particles_, box_);
   const int64_t n = init.size();
+  natoms_ = n;
+  int nranks = 1;
+  MPI_Comm_size(comm, &nranks);
+  if (nranks > 1) {
+    // Ghosts reach out to the pair range and to the longest bond a FENE spring allows (its R0).
+    double gc = pot_.rc_max() + cfg.skin;
+    for (const BondParam& bp : bond_params)
+      if (bp.style == int(BondStyle::fene)) gc = std::max(gc, bp.r0);
+    dd_ = std::make_unique<ParticleDecomposition>(comm, box_, gc, ex_, transport);
+    all_bonds_ = bonds;
+    HostAtoms a;
+    download_owned(a);  // all atoms, with the MSD references set above
+    dd_->select(a, box_);
+    distribute(a, box_);
+  }
   // Momentum is conserved by NVE and Nose-Hoover along every periodic axis (walls take it up along
   // theirs), not by Langevin.
   const int conserved = int(box.periodic[0]) + int(box.periodic[1]) + int(box.periodic[2]);
@@ -70,8 +87,20 @@ Simulation::Simulation(exec::Space space, const SimConfig& cfg, const Box& box, 
   }
 }
 
+Simulation::~Simulation() = default;
+Simulation::Simulation(Simulation&&) noexcept = default;
+Simulation& Simulation::operator=(Simulation&&) noexcept = default;
+
 void Simulation::rebuild() {
   list_box_ = box_;
+  if (dd_) {
+    HostAtoms a;
+    download_owned(a);
+    dd_->migrate(a, box_);
+    distribute(a, box_);
+    nl_.build(ex_, particles_, dd_->list_box(box_));
+    return;
+  }
   nl_.build(ex_, particles_, box_);
   if (cfg_.sort_every > 0 && ++builds_since_sort_ >= cfg_.sort_every) {
     // Re-sort particles in cell order so that neighbours are close in memory, then rebuild on the
@@ -86,11 +115,17 @@ void Simulation::rebuild() {
 }
 
 void Simulation::maybe_rebuild() {
-  if (nl_.needs_rebuild(ex_, particles_, box_)) rebuild();
+  if (!dd_) {
+    if (nl_.needs_rebuild(ex_, particles_, box_)) rebuild();
+    return;
+  }
+  // The criterion is global: one rank's particle past skin/2 rebuilds every rank's list.
+  if (dd_->any(nl_.needs_rebuild(ex_, particles_, box_))) rebuild();
+  else dd_->forward(particles_, box_);
 }
 
 void Simulation::compute_forces(bool energies) {
-  compute_pair_forces(ex_, particles_, box_, nl_, pot_, cfg_.precision, energies);
+  compute_pair_forces(ex_, particles_, force_box(), nl_, pot_, cfg_.precision, energies);
   add_bond_forces(ex_, particles_, box_, bonds_, cfg_.precision, energies);
   add_wall_forces(ex_, particles_, box_, cfg_.walls, energies);
   have_energies_ = energies;
@@ -115,7 +150,7 @@ void Simulation::step(bool energies) {
       break;
     case Integrator::npt:  // handled by step_npt()
     case Integrator::nose_hoover: {
-      const double s = nhc_.half_step(2 * kinetic_energy(ex_, particles_), dt);
+      const double s = nhc_.half_step(2 * kinetic(), dt);
       scale_velocities(ex_, particles_, s);
       kick_drift(ex_, particles_, dt);
       break;
@@ -125,7 +160,7 @@ void Simulation::step(bool energies) {
   compute_forces(energies);
   kick(ex_, particles_, dt);
   if (cfg_.integrator == Integrator::nose_hoover) {
-    const double s = nhc_.half_step(2 * kinetic_energy(ex_, particles_), dt);
+    const double s = nhc_.half_step(2 * kinetic(), dt);
     scale_velocities(ex_, particles_, s);
   }
   ++step_;
@@ -134,13 +169,18 @@ void Simulation::step(bool energies) {
 
 std::array<double, 3> Simulation::msd() {
   TESSERA_REQUIRE(cfg_.msd, "msd() needs SimConfig::msd (case key output.msd_every > 0)");
-  return msd_components(ex_, particles_, box_);
+  if (!dd_) return msd_components(ex_, particles_, box_);
+  const auto m = msd_components(ex_, particles_, box_);  // per-rank means: weight by the rank's atoms
+  const double n = double(particles_.size());
+  const auto s = dd_->sum({m[0] * n, m[1] * n, m[2] * n});
+  const double nt = double(natoms_);
+  return {s[0] / nt, s[1] / nt, s[2] / nt};
 }
 
 Thermo Simulation::thermo() {
   TESSERA_REQUIRE(have_energies_, "thermo() needs energies from the last force evaluation: call step(true)");
-  const ThermoSums s = thermo_sums(ex_, particles_, true);
-  const double n = double(particles_.size());
+  const ThermoSums s = sums(true);
+  const double n = double(natoms_);
   Thermo t;
   t.step = step_;
   t.time = time_;
@@ -170,12 +210,12 @@ void Simulation::step_npt() {
   auto half = [&](bool first) {
     if (first) {
       baro_.thermostat_half_step(dt);
-      scale_velocities(ex_, particles_, nhc_.half_step(2 * kinetic_energy(ex_, particles_), dt));
+      scale_velocities(ex_, particles_, nhc_.half_step(2 * kinetic(), dt));
     }
-    const ThermoSums s = thermo_sums(ex_, particles_, true);
+    const ThermoSums s = sums(true);
     baro_.half_kick(2 * s.ke, s.virial, box_.volume(), tail_pressure(), dt);
     if (!first) {
-      scale_velocities(ex_, particles_, nhc_.half_step(2 * kinetic_energy(ex_, particles_), dt));
+      scale_velocities(ex_, particles_, nhc_.half_step(2 * kinetic(), dt));
       baro_.thermostat_half_step(dt);
     }
   };

@@ -71,7 +71,7 @@ std::string Simulation::write_checkpoint(MPI_Comm comm, const std::string& dir, 
   add_i("type", p.type), add_i("ix", p.ix), add_i("iy", p.iy), add_i("iz", p.iz);
   const std::vector<int64_t> ids = to_host(p.id, n);
   cd.add_local("id", ids.data(), n);
-  const std::vector<int64_t> state{kFormat, n, int64_t(p.ntypes()), builds_since_sort_, int64_t(cfg_.integrator),
+  const std::vector<int64_t> state{kFormat, natoms_, int64_t(p.ntypes()), builds_since_sort_, int64_t(cfg_.integrator),
                                    int64_t(nhc_.length()), cfg_.msd ? 1 : 0, have_energies_ ? 1 : 0};
   cd.add_global("md_state", state.data(), int64_t(state.size()));
   const std::vector<double> box{box_.lo[0], box_.lo[1], box_.lo[2], box_.L[0], box_.L[1], box_.L[2]};
@@ -102,7 +102,7 @@ void Simulation::restore(const io::CheckpointReader& r) {
   if (state.size() != 8 || state[0] != kFormat)
     TESSERA_THROW(path + ": /global/md_state is not an md checkpoint of format " + std::to_string(kFormat) +
                   ": restart with the Tessera version that wrote it, or start from scratch");
-  const int64_t n = particles_.size();
+  const int64_t n = natoms_;
   if (state[1] != n || state[2] != particles_.ntypes())
     TESSERA_THROW(fmt::format("{}: the checkpoint holds {} atoms of {} types, this case builds {} of {}: restart with "
                               "the case that wrote it", path, state[1], state[2], n, particles_.ntypes()));
@@ -120,23 +120,34 @@ void Simulation::restore(const io::CheckpointReader& r) {
     box_.lo[a] = box[std::size_t(a)], box_.L[a] = box[std::size_t(3 + a)];
     list_box.lo[a] = lbox[std::size_t(a)], list_box.L[a] = lbox[std::size_t(3 + a)];
   }
-  if (r.nranks_written() != 1)
-    TESSERA_THROW(fmt::format("{}: written by {} ranks; md runs on one rank", path, r.nranks_written()));
+  if (dd_) {
+    list_box_ = list_box;
+    restore_decomposed(r);
+  } else {
+    restore_particles(r, list_box);
+  }
+  restore_state(r, state);
+}
 
+// One rank: the checkpoint's rows (all ranks' rows in rank order, when several ranks wrote it) become the
+// memory order; the list is rebuilt from the reference positions.
+void Simulation::restore_particles(const io::CheckpointReader& r, const Box& list_box) {
+  const std::string& path = r.path();
+  const int64_t n = natoms_;
   auto rd = [&](const char* name) {
-    auto v = r.read_local<double>(name);
+    auto v = r.read_local_all<double>(name);
     TESSERA_REQUIRE(int64_t(v.size()) == n, path + ": /local/" + name + " has the wrong length");
     return v;
   };
   auto ri = [&](const char* name) {
-    auto v = r.read_local<int32_t>(name);
+    auto v = r.read_local_all<int32_t>(name);
     TESSERA_REQUIRE(int64_t(v.size()) == n, path + ": /local/" + name + " has the wrong length");
     return std::vector<int>(v.begin(), v.end());
   };
   HostParticles h;
   h.x = rd("x"), h.y = rd("y"), h.z = rd("z"), h.vx = rd("vx"), h.vy = rd("vy"), h.vz = rd("vz");
   h.type = ri("type"), h.ix = ri("ix"), h.iy = ri("iy"), h.iz = ri("iz");
-  h.id = r.read_local<int64_t>("id");
+  h.id = r.read_local_all<int64_t>("id");
   TESSERA_REQUIRE(int64_t(h.id.size()) == n, path + ": /local/id has the wrong length");
   h.mass = particles_.mass();
 
@@ -181,6 +192,11 @@ void Simulation::restore(const io::CheckpointReader& r) {
     from_host(particles_.ry0, rd("ry0"));
     from_host(particles_.rz0, rd("rz0"));
   }
+}
+
+void Simulation::restore_state(const io::CheckpointReader& r, const std::vector<int64_t>& state) {
+  const std::string& path = r.path();
+  const bool npt = cfg_.integrator == Integrator::npt;
   builds_since_sort_ = state[3];
   if (nhc_.length() > 0) {
     const auto xi = r.read_global<double>("nhc_xi"), v = r.read_global<double>("nhc_v");

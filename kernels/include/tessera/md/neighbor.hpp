@@ -44,6 +44,8 @@ class NeighborList {
   double rc() const { return rc_; }
   double skin() const { return skin_; }
   // Full rebuild: wraps positions (updates images), bins, sorts, builds the list, records positions.
+  // Bins all p.total() particles (owned + ghosts) and lists neighbours of the p.size() owned ones; in a
+  // decomposed run `box` is the rank's list box (md/decomposition.hpp), not periodic along split axes.
   void build(const exec::Exec& ex, Particles& p, const Box& box);
   // True when any particle moved more than skin/2 since the last build (one reduction).
   bool needs_rebuild(const exec::Exec& ex, Particles& p, const Box& box) const;

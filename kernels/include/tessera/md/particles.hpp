@@ -39,7 +39,14 @@ class Particles {
   Particles() = default;
   Particles(exec::Space space, int64_t n, const std::vector<double>& mass_per_type);
   exec::Space space() const { return space_; }
+  // Owned particles: every integrator, reduction and force loop runs over [0, size()).
   int64_t size() const { return n_; }
+  // Owned + ghost copies of other ranks' particles (decomposed runs, md/decomposition): ghosts sit at
+  // [size(), total()) and are only read (neighbour binning, pair and bond partners). One rank: total() == size().
+  int64_t total() const { return n_ + nghost_; }
+  int64_t ghosts() const { return nghost_; }
+  // Reallocate for n owned particles and g ghosts (contents undefined; forces, pe, vir zeroed).
+  void reset(int64_t n, int64_t g);
   int ntypes() const { return int(h_mass_.size()); }
   const std::vector<double>& mass() const { return h_mass_; }
   ParticleView view();
@@ -60,6 +67,7 @@ class Particles {
  private:
   exec::Space space_ = exec::Space::Host;
   int64_t n_ = 0;
+  int64_t nghost_ = 0;
   std::vector<double> h_mass_;
   Buffer<double> d_inv_mass_;
 };

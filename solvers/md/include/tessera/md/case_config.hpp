@@ -54,6 +54,7 @@ struct CaseConfig {
   int64_t checkpoint_every = 0;  // 0: only on a stop request (signal, --max-walltime) and at the end
   int checkpoint_keep = 3;       // 0: keep all
   double wall_gap = 1.0;         // walled axes: box = particles' extent + this gap at each face
+  domain::Transport transport = domain::Transport::HostStaged;  // parallel.transport (several ranks)
 };
 
 CaseConfig read_config(const Case& c);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tessera/core/exec.hpp"
+#include "tessera/domain/transport.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/md/barostat.hpp"
 #include "tessera/md/bond_list.hpp"
@@ -28,6 +29,9 @@
 #include "tessera/md/walls.hpp"
 
 namespace tessera::md {
+
+class ParticleDecomposition;
+struct HostAtoms;
 
 enum class Integrator { nve, langevin, nose_hoover, npt };
 Integrator parse_integrator(const std::string& s);
@@ -68,20 +72,29 @@ struct Thermo {
 
 class Simulation {
  public:
+  // Every rank passes the whole initial system. With more than one rank in `comm` the box is decomposed
+  // (decomposition.hpp) and this object holds the rank's share; with one rank the engine is exactly the
+  // single-rank one. `transport` carries ghost positions between ranks (parallel.transport).
   Simulation(exec::Space space, const SimConfig& cfg, const Box& box, const HostParticles& init, PairPotential pot,
-             const std::vector<Bond>& bonds = {}, const std::vector<BondParam>& bond_params = {});
+             const std::vector<Bond>& bonds = {}, const std::vector<BondParam>& bond_params = {},
+             MPI_Comm comm = MPI_COMM_SELF, domain::Transport transport = domain::Transport::HostStaged);
+  ~Simulation();
+  Simulation(Simulation&&) noexcept;
+  Simulation& operator=(Simulation&&) noexcept;
   void setup();
   void step(bool energies = false);
   // Thermodynamics at the current step; needs the last force call with energies (setup() or step(true)).
   Thermo thermo();
 
-  int64_t natoms() const { return particles_.size(); }
+  int64_t natoms() const { return natoms_; }  // all ranks together
+  // The decomposition, or nullptr on one rank.
+  const ParticleDecomposition* decomposition() const { return dd_.get(); }
   int64_t step_count() const { return step_; }
   double time() const { return time_; }
   double dof() const { return nf_; }
   const Box& box() const { return box_; }
   const SimConfig& config() const { return cfg_; }
-  Particles& particles() { return particles_; }
+  Particles& particles() { return particles_; }  // this rank's (owned first, then ghosts)
   const NeighborList& neighbors() const { return nl_; }
   const PairPotential& potential() const { return pot_; }
   NoseHooverChain& nose_hoover() { return nhc_; }
@@ -109,6 +122,15 @@ class Simulation {
   void step_npt();
   void maybe_rebuild();
   void rebuild();
+  // Decomposed runs (simulation_decomposed.cpp): global sums in rank order, and the host-side rebuild.
+  ThermoSums sums(bool energies);
+  double kinetic();
+  void distribute(HostAtoms& owned, const Box& box);
+  void download_owned(HostAtoms& a);
+  void restore_decomposed(const io::CheckpointReader& r);
+  void restore_particles(const io::CheckpointReader& r, const Box& list_box);  // one rank
+  void restore_state(const io::CheckpointReader& r, const std::vector<int64_t>& state);
+  Box force_box() const;
 
   exec::Exec ex_;
   SimConfig cfg_;
@@ -126,6 +148,9 @@ class Simulation {
   Box list_box_;  // the box of the last neighbour-list build (NPT: it changes every step)
   bool have_energies_ = false;
   int64_t builds_since_sort_ = 0;
+  int64_t natoms_ = 0;
+  std::unique_ptr<ParticleDecomposition> dd_;
+  std::vector<Bond> all_bonds_;  // decomposed runs: every rank's bond list is rebuilt from these at a rebuild
 };
 
 }  // namespace tessera::md
