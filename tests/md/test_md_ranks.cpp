@@ -12,6 +12,8 @@
 
 #include "catch_compat.hpp"
 #include "md_ranks_util.hpp"
+#include "tessera/core/device.hpp"
+#include "tessera/core/runtime.hpp"
 #include "tessera/io/checkpoint.hpp"
 
 using namespace mdranks;
@@ -154,6 +156,7 @@ TEST_CASE("md refuses more ranks than the box can hold, naming the fix", "[md][r
 
 TEST_CASE("md on 2 GPUs follows the one-rank host run, with every transport", "[md][ranks][gpu]") {
   TESSERA_GPU_TEST();
+  device::select_for_local_rank(node_local_rank(MPI_COMM_WORLD));  // one GPU per rank where there are enough
   const Case c = make_case(kLiquid, {"run.integrator=langevin"});
   // GPU arithmetic (FMA contraction) differs from the host's by rounding too: the same bound.
   const Result h = run_both(c, 200, exec::Space::Device, domain::Transport::HostStaged);
@@ -166,5 +169,11 @@ TEST_CASE("md on 2 GPUs follows the one-rank host run, with every transport", "[
     CHECK(x.dev.pos == h.dev.pos);
   } else {
     WARN("NCCL transport not tested: no NCCL in this build, or ranks share a GPU");
+  }
+  if (domain::mpi_cuda_aware()) {
+    const Result x = run_both(c, 200, exec::Space::Device, domain::Transport::CudaAware);
+    CHECK(x.dec.pe == h.dec.pe);
+    CHECK(x.dec.conserved == h.dec.conserved);
+    CHECK(x.dev.pos == h.dev.pos);
   }
 }
