@@ -2,7 +2,7 @@
 """Run the validation cases of cases/validation.yaml and write the report (docs/validation.md).
 
 usage: scripts/validate [--gpu] [--build DIR] [--only ID[,ID...]] [--report [FILE]] [--work DIR] [--list]
-                        [--runs-only [--pack DIR] | --checks-only]
+                        [--runs-only [--pack DIR] | --checks-only | --dry-run]
 
   --gpu          full-size runs on the GPU (the entries' `gpu` overrides, --device gpu, build/cuda)
   --build        build directory holding bin/lbm, bin/md, bin/weather (default build/cpu, or build/cuda with --gpu)
@@ -15,6 +15,8 @@ usage: scripts/validate [--gpu] [--build DIR] [--only ID[,ID...]] [--report [FIL
   --pack DIR     with --runs-only: also pack WORK into DIR/validation-runs.tgz.NN, parts of at most 15 MiB
   --checks-only  run the checks on the outputs in WORK and write the report; no solver runs (a missing
                  output is a failed row). Unpacks WORK/validation-runs.tgz.* first when WORK has no runs.json.
+  --dry-run      resolve every run's case with its overrides (SOLVER CASE --check --set ...) and stop: a bad
+                 override fails here, not in a GPU session. With --gpu, any build's binaries will do.
 
 Full size on a GPU machine, checks here (the GPU machine need not have numpy, h5py or matplotlib):
   there: scripts/validate --gpu --runs-only --work out/validation-gpu [--pack DIR]
@@ -30,6 +32,7 @@ import argparse
 import json
 import os
 import shlex
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -82,6 +85,26 @@ def check_entry(e, outs, figdir, report, log):
     return rows, pngs
 
 
+def dry_run(entries, size, build):
+    """SOLVER CASE --check --set ... for every run; concurrently, since each mostly waits for MPI to start."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cmds = []
+    for e in entries:
+        for case, extra, _ in run_dirs(e, "."):
+            cmd = [os.path.join(build, "bin", e["solver"]), os.path.join(ROOT, case), "--check"]
+            for s in (e.get(size) or []) + extra:
+                cmd += ["--set", s]
+            cmds.append((e["id"], case, cmd))
+    with ThreadPoolExecutor(8) as pool:
+        done = list(pool.map(lambda c: subprocess.run(c[2], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                                      text=True), cmds))
+    for (eid, case, cmd), p in zip(cmds, done):
+        print(f"validate: {eid}: {case} {' '.join(cmd[3:])}: "
+              + ("ok" if p.returncode == 0 else f"FAILS (exit {p.returncode}): {p.stderr.strip()}"))
+    return 1 if any(p.returncode for p in done) else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gpu", action="store_true")
@@ -93,6 +116,7 @@ def main():
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--checks-only", action="store_true")
     mode.add_argument("--runs-only", action="store_true")
+    mode.add_argument("--dry-run", action="store_true")
     ap.add_argument("--pack")
     a = ap.parse_args()
     if a.pack and not a.runs_only:
@@ -112,6 +136,8 @@ def main():
     size = "gpu" if a.gpu else "cpu"
     build = os.path.abspath(a.build or os.path.join(ROOT, "build", "cuda" if a.gpu else "cpu"))
     work = os.path.abspath(a.work or os.path.join(ROOT, "out", "validation-gpu" if a.gpu else "validation"))
+    if a.dry_run:
+        return dry_run(entries, size, build)
     os.makedirs(work, exist_ok=True)
     if a.checks_only and not os.path.exists(os.path.join(work, "runs.json")):
         unpack(work)

@@ -117,7 +117,7 @@ def runs_manifest(work, size, build, load=False):
             return Manifest(path, **json.load(f))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     return Manifest(path, size=size, host=os.uname().nodename, commit=git(root, "rev-parse", "--short=12", "HEAD")
-                    or "unknown", dirty=bool(git(root, "status", "--porcelain", "--untracked-files=no")),
+                    or os.environ.get("TESSERA_GIT_HASH") or "unknown",  # (trees copied without .git) dirty=bool(git(root, "status", "--porcelain", "--untracked-files=no")),
                     started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), build=build, entries={},
                     _t0=time.time())
 
