@@ -240,10 +240,21 @@ damping: {coefficient: 0.002}
   m->step(m->stable_dt());
   const double e0 = eddy();
   const SwIntegrals i0 = m->integrals();
-  while (m->time < 1.0 * 86400) m->step(std::min(m->stable_dt(), 1.0 * 86400 - m->time));
+  // Growth is exponential after about a day: e(1.5 d) / e(1 d) measured 130 (Arakawa-Lamb) and 119
+  // (Sadourny energy), the same instability. Before that the energy-only scheme adds an early burst
+  // (x71 in the first half day against x13), so the total growth by day 1 (3177 against 57) says more
+  // about the scheme's grid noise than the instability: check the exponential phase and the total.
+  auto run_to = [&](double days) {
+    while (m->time < days * 86400) m->step(std::min(m->stable_dt(), days * 86400 - m->time));
+  };
+  run_to(1.0);
   const double e1 = eddy();
+  run_to(1.5);
+  const double e2 = eddy();
   const SwIntegrals i1 = m->integrals();
-  INFO("meridional kinetic energy grew by " << e1 / e0 << "; energy change " << (i1.energy - i0.energy) / i0.energy);
-  CHECK(e1 > 100 * e0);
+  INFO("meridional kinetic energy grew by " << e1 / e0 << " (1 day), " << e2 / e1 << " (the next half day); energy change "
+                                            << (i1.energy - i0.energy) / i0.energy);
+  CHECK(e2 > 1000 * e0);
+  CHECK(e2 > 30 * e1);
   CHECK(std::abs(i1.mass - i0.mass) < 1e-12 * i0.mass);
 }

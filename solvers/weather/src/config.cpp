@@ -20,6 +20,10 @@ Schema build_schema() {
   s.add_float("physics.gravity").default_value(9.81).greater_than(0).unit("m/s^2").describe("Gravitational acceleration");
   s.add_float("physics.f0").default_value(0.0).unit("1/s").describe("Coriolis parameter at the domain centre");
   s.add_float("physics.beta").default_value(0.0).unit("1/(m s)").describe("df/dy (needs grid.boundary_y: wall)");
+  s.section("dynamics", "Spatial discretisation of the shallow-water equations (docs/weather.md)");
+  s.add_enum("dynamics.scheme", {"arakawa_lamb", "sadourny_energy"}).default_value("arakawa_lamb")
+      .describe("arakawa_lamb: conserves mass, energy and potential enstrophy (Arakawa & Lamb 1981); "
+                "sadourny_energy: conserves mass and energy only (Sadourny 1975)");
   s.section("initial", "Initial state (h is the fluid depth, eta = h + b the surface)");
   s.add_enum("initial.type", {"lake_at_rest", "dam_break", "gaussian", "wave", "jet"}).default_value("lake_at_rest")
       .describe("lake_at_rest: eta = depth; dam_break: depth_left | depth_right at dam_position; gaussian: bump of "
@@ -105,6 +109,8 @@ Config read_config(const Case& c) {
   k.phys.f0 = c.get<double>("physics.f0");
   k.phys.beta = c.get<double>("physics.beta");
   k.phys.y_ref = 0.5 * k.ly;
+  k.phys.scheme = c.get<std::string>("dynamics.scheme") == "sadourny_energy" ? SwScheme::SadournyEnergy
+                                                                              : SwScheme::ArakawaLamb;
   k.initial = c.get<std::string>("initial.type");
   k.depth = c.get<double>("initial.depth");
   k.amplitude = c.get<double>("initial.amplitude");

@@ -64,7 +64,8 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
     rec.manifest()["output"] = {{"last_checkpoint", last_ckpt}};
     return rec.finish(status, why, m.steps, m.time);
   };
-  log::info("weather: {}, dx = {} m, dy = {} m, {} on {}", m.decomposition().describe(), k.dx, k.dy,
+  log::info("weather: {}, dx = {} m, dy = {} m, {}, {} on {}", m.decomposition().describe(), k.dx, k.dy,
+            k.phys.scheme == SwScheme::ArakawaLamb ? "Arakawa-Lamb" : "Sadourny energy",
             k.scheme == TimeScheme::SspRk3 ? "SSP-RK3" : "SSP-RK2", exec::to_string(rt.space()));
   if (!restarted) io([&] {
       out.diagnostics(0.0);

@@ -43,6 +43,13 @@ struct CellRect {
 void sw_stage(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk, SwView out,
               double a, double c, double dt, const CellRect& r);
 
+// One rank holding the whole domain: sw_stage over the interior, then out's ghosts complete (periodic or
+// walled per axis, as sw_fill_ghosts_local(out) would leave them, same bits). On the device the periodic
+// images are written by the stage kernel itself (no separate ghost pass); walls use the wall fills.
+// A step is then: sw_fill_ghosts_local(s^n) once, and sw_stage_and_fill for every stage.
+void sw_stage_and_fill(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk,
+                       SwView out, double a, double c, double dt);
+
 // Reference: tendencies L(s) into tend (interior), using intermediate arrays held in scratch.
 struct SwScratch {
   Buffer<double> U, V, q, B;
@@ -61,12 +68,21 @@ double sw_max_signal_speed(const exec::Exec& ex, const Grid& gr, const SwParams&
 double sw_min_depth(const exec::Exec& ex, const Grid& gr, SwConstView s);
 
 // Local sums over this rank's interior: mass = sum h dA, energy = sum [h K + g h (h/2 + b)] dA,
-// potential enstrophy = sum over corners hc q^2 / 2 dA, circulation = sum zeta dA.
+// potential enstrophy = sum over corners hc q^2 / 2 dA (sw_potential_enstrophy), circulation = sum zeta dA.
 struct SwIntegrals {
   double mass = 0, energy = 0, enstrophy = 0, circulation = 0;
 };
 SwIntegrals sw_integrals(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s);
-// Semi-discrete energy tendency sum [B Lh + U Lu + V Lv] dA (zero for this scheme, a test oracle).
+// Semi-discrete energy tendency sum [B Lh + U Lu + V Lv] dA (zero for both schemes, a test oracle).
 double sw_energy_tendency(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s, SwConstView tend);
+// Potential enstrophy Z = sum over corners w hc q^2 / 2 dA of this rank: corners [0, n) per axis, plus the
+// corner line on an east/north wall; corners on a wall weigh w = 1/2 per walled axis (the walled domain
+// is half of its mirror-doubled periodic one). Needs one valid ghost layer.
+double sw_potential_enstrophy(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s);
+// Its semi-discrete tendency sum w [q d(zeta)/dt - q^2/2 d(hc)/dt] dA over the same corners (zero for
+// Arakawa-Lamb, not for Sadourny's energy scheme: a test oracle). tend needs one valid ghost layer,
+// filled with the state's boundary rules (sw_fill_ghosts_local on the tendency).
+double sw_enstrophy_tendency(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s,
+                             SwConstView tend);
 
 }  // namespace tessera::weather
