@@ -1,14 +1,16 @@
 // Schaefer & Turek (1996) DFG benchmark 2D-1 (Re 20 cylinder in a channel) from cases/lbm/cylinder2d.yaml,
-// run at 10 cells per diameter (220 x 41) so that it takes seconds: the velocity inlet, pressure outlet,
-// cylinder primitive and momentum-exchange forces end to end.
+// run at 10 cells per diameter (220 x 41, lattice velocity 0.05) so that it takes seconds: the velocity
+// inlet, pressure outlet, cylinder primitive with interpolated bounce-back (boundary.curved: interpolated,
+// Bouzidi et al. 2001) and momentum-exchange forces end to end.
 //
 // Published ranges: C_D in [5.57, 5.59], C_L in [0.0104, 0.0110], dp in [0.1172, 0.1176] Pa,
-// L_a in [0.0842, 0.0852] m. A staircase (half-way bounce-back) cylinder of 10 cells per diameter is not
-// accurate enough for the force ranges; measured here (fp32, Mach 0.087): C_D 5.757 (+3.2 %), C_L 0.0122
-// (+14 %), dp 0.1155 Pa (-1.6 %), L_a 0.0844 m (inside the published range). 20 cells per diameter: see
-// docs/lbm.md and postproc/lbm/cylinder_schaefer_turek.py. The test checks the coarse-grid figures against
-// the published values with tolerances sized for a first-order wall at this resolution:
-// C_D within 4 %, C_L within 20 %, dp within 4 %, L_a within 3 %.
+// L_a in [0.0842, 0.0852] m. Measured here (fp32, Mach 0.087), relative distance to the range:
+//   interpolated: C_D 5.686 (+1.7 %), C_L 0.01009 (-3.0 %), dp 0.1149 Pa (-1.9 %), L_a 0.0820 m (-2.6 %)
+//   half-way:     C_D 5.757 (+3.0 %), C_L 0.0122 (+11 %), dp 0.1155 Pa (-1.5 %), L_a 0.0844 m (in range)
+// At 10 cells per diameter the figures are not yet in the published ranges (docs/lbm.md has 20 cells per
+// diameter and the Mach number dependence; cases/validation.yaml runs the case file). The test checks
+// the distance to each range: C_D within 2.5 %, C_L 5 %, dp 2.5 %, L_a 3.5 % (half-way misses C_D and
+// C_L), and that the interpolated walls were used.
 #include <cmath>
 #include <filesystem>
 
@@ -24,9 +26,11 @@ using namespace tessera::lbm;
 
 TEST_CASE("Schaefer-Turek 2D-1 at 10 cells per diameter", "[lbm][validation][cylinder]") {
   const Case c = Case::load(std::string(TESSERA_LBM_CASES_DIR) + "/cylinder2d.yaml", schema(),
-                            {"domain.cells=[220, 41, 1]", "numerics.precision=fp32", "time.end=14.0", "forces.every=50"});
+                            {"domain.cells=[220, 41, 1]", "numerics.precision=fp32", "numerics.lattice_velocity=0.05",
+                             "time.end=14.0", "forces.every=50"});
   const Units u = units_from_case(c);
   const SimulationSpec spec = spec_from_case(c, u);
+  REQUIRE(spec.link_fraction);  // boundary.curved defaults to interpolated
   Simulation sim(MPI_COMM_WORLD, exec::Space::Host, spec);
   const auto dir = std::filesystem::temp_directory_path() / ("tessera_lbm_cylinder_" + std::to_string(::getpid()));
   if (test::mpi_rank() == 0) std::filesystem::create_directories(dir);
@@ -50,10 +54,12 @@ TEST_CASE("Schaefer-Turek 2D-1 at 10 cells per diameter", "[lbm][validation][cyl
     const double dx = u.dx;
     const auto m = cyl::cylinder_metrics(rho, vel, 220, 41, dx, u.dt, [&](int64_t i, int64_t j) { return spec.solid(i, j, 0); });
     INFO("C_D " << cd << ", C_L " << cl << ", dp " << m.dp << " Pa, L_a " << m.la << " m");
-    CHECK(std::abs(cd - 5.58) < 0.04 * 5.58);
-    CHECK(std::abs(cl - 0.0107) < 0.2 * 0.0107);
-    CHECK(std::abs(m.dp - 0.1174) < 0.04 * 0.1174);
-    CHECK(std::abs(m.la - 0.0847) < 0.03 * 0.0847);
+    // Relative distance to the published range [lo, hi] (0 inside).
+    auto dist = [](double v, double lo, double hi) { return v < lo ? (lo - v) / lo : (v > hi ? (v - hi) / hi : 0.0); };
+    CHECK(dist(cd, 5.57, 5.59) < 0.025);
+    CHECK(dist(cl, 0.0104, 0.0110) < 0.05);
+    CHECK(dist(m.dp, 0.1172, 0.1176) < 0.025);
+    CHECK(dist(m.la, 0.0842, 0.0852) < 0.035);
     std::filesystem::remove_all(dir);
   }
 }

@@ -44,6 +44,9 @@ Schema make_schema() {
     s.add_float(std::string("boundary.") + f + ".ramp_time").default_value(0.0).min(0).unit("s")
         .describe("velocity_inlet: smooth start, u x (1 - cos(pi t / T)) / 2 for t < T (0: at full speed from t = 0)");
   }
+  s.add_enum("boundary.curved", {"interpolated", "halfway"}).default_value("interpolated")
+      .describe("Walls of the obstacles: interpolated bounce-back (Bouzidi et al. 2001, second order on curved "
+                "surfaces; voxel masks stay half-way) or half-way bounce-back (the staircase, first order)");
   add_obstacle_keys(s);
   add_force_keys(s);
   s.section("collision", "Collision operator");
@@ -162,6 +165,16 @@ SimulationSpec spec_from_case(const Case& c, const Units& u) {
   if (geo.body) {
     s.body = geo.body;
     s.solid = [b = geo.body](int64_t i, int64_t j, int64_t k) { return b(i, j, k) >= 0; };
+    if (c.get<std::string>("boundary.curved") == "interpolated") {
+      const bool is2d = lattice_dim(s.lattice) == 2;
+      const double dx = u.dx;
+      s.link_fraction = [fr = geo.fraction, dx, is2d](int b, int64_t i, int64_t j, int64_t k, int cx, int cy, int cz) {
+        if (b < 0 || std::size_t(b) >= fr.size()) return -1.0;
+        const std::array<double, 3> p{(double(i) + 0.5) * dx, (double(j) + 0.5) * dx, is2d ? 0.0 : (double(k) + 0.5) * dx};
+        const std::array<double, 3> d{cx * dx, cy * dx, is2d ? 0.0 : cz * dx};
+        return fr[std::size_t(b)](p, d);
+      };
+    }
   }
   return s;
 }

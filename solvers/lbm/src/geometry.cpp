@@ -1,6 +1,8 @@
 // Bodies of an lbm case (geometry.hpp): primitives, voxel masks and STL surfaces.
 #include "tessera/lbm/solver/geometry.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 
@@ -29,6 +31,37 @@ void add_obstacle_keys(Schema& s) {
 }
 
 namespace {
+// Smallest t in (0, 1] where p + t d enters the solid, from the roots of a t^2 + b t + c = 0 (c > 0
+// outside); -1 if the segment misses (rounding at a tangent).
+double enter_quadratic(double a, double b, double c) {
+  const double disc = b * b - 4 * a * c;
+  if (a <= 0 || disc < 0) return -1;
+  const double t = (-b - std::sqrt(disc)) / (2 * a);
+  return t > 0 && t <= 1 ? t : -1;
+}
+
+// Moeller-Trumbore ray-triangle intersection: smallest t in (0, 1] over the mesh, -1 if none.
+double enter_mesh(const std::vector<Triangle>& tris, const std::array<double, 3>& p, const std::array<double, 3>& d) {
+  double best = -1;
+  for (const Triangle& t : tris) {
+    double e1[3], e2[3], h[3], s[3], qv[3];
+    for (int a = 0; a < 3; ++a) e1[a] = t.v[1][size_t(a)] - t.v[0][size_t(a)], e2[a] = t.v[2][size_t(a)] - t.v[0][size_t(a)];
+    h[0] = d[1] * e2[2] - d[2] * e2[1], h[1] = d[2] * e2[0] - d[0] * e2[2], h[2] = d[0] * e2[1] - d[1] * e2[0];
+    const double det = e1[0] * h[0] + e1[1] * h[1] + e1[2] * h[2];
+    if (std::abs(det) < 1e-300) continue;
+    const double inv = 1.0 / det;
+    for (int a = 0; a < 3; ++a) s[a] = p[size_t(a)] - t.v[0][size_t(a)];
+    const double u = inv * (s[0] * h[0] + s[1] * h[1] + s[2] * h[2]);
+    if (u < 0 || u > 1) continue;
+    qv[0] = s[1] * e1[2] - s[2] * e1[1], qv[1] = s[2] * e1[0] - s[0] * e1[2], qv[2] = s[0] * e1[1] - s[1] * e1[0];
+    const double v = inv * (d[0] * qv[0] + d[1] * qv[1] + d[2] * qv[2]);
+    if (v < 0 || u + v > 1) continue;
+    const double tt = inv * (e2[0] * qv[0] + e2[1] * qv[1] + e2[2] * qv[2]);
+    if (tt > 0 && tt <= 1 && (best < 0 || tt < best)) best = tt;
+  }
+  return best;
+}
+
 std::string resolve(const Case& e, const std::string& file) {
   namespace fs = std::filesystem;
   const fs::path p(file);
@@ -85,11 +118,31 @@ Geometry geometry_from_case(const Case& c, double dx, LatticeKind lattice, const
         const double x = p[0] - cc[0], y = p[1] - cc[1], z = (shape == 1 && !is2d) ? p[2] - cc[2] : 0.0;
         return x * x + y * y + z * z <= r * r;
       });
+      g.fraction.push_back([=](const std::array<double, 3>& p, const std::array<double, 3>& d) -> double {
+        const int na = is2d ? 2 : 3;
+        if (shape == 0) {  // slabs: the entry time is the latest of the per-axis entries
+          double t = 0;
+          for (int a = 0; a < na; ++a) {
+            if (d[size_t(a)] == 0) continue;
+            const double t0 = (lo[size_t(a)] - p[size_t(a)]) / d[size_t(a)], t1 = (hi[size_t(a)] - p[size_t(a)]) / d[size_t(a)];
+            t = std::max(t, std::min(t0, t1));
+          }
+          return t > 0 && t <= 1 ? t : -1;
+        }
+        const int nd = (shape == 1 && !is2d) ? 3 : 2;  // a cylinder's axis is z
+        double A = 0, B = 0, C = -r * r;
+        for (int a = 0; a < nd; ++a) {
+          const double o = p[size_t(a)] - cc[size_t(a)];
+          A += d[size_t(a)] * d[size_t(a)], B += 2 * o * d[size_t(a)], C += o * o;
+        }
+        return enter_quadratic(A, B, C);
+      });
       continue;
     }
     if (!e.has("file")) e.fail("shape", "shape '" + sh + "' needs 'file'");
     const std::string path = resolve(e, e.get<std::string>("file"));
     auto vox = std::make_shared<VoxelMask>();
+    auto mesh = std::make_shared<std::vector<Triangle>>();
     vox->n = global;
     if (sh == "mask") {
       VoxelMask m;
@@ -126,10 +179,17 @@ Geometry geometry_from_case(const Case& c, double dx, LatticeKind lattice, const
           for (int a = 0; a < 3; ++a) v[size_t(a)] = v[size_t(a)] * sc + off[size_t(a)];
       int64_t odd = 0;
       vox->solid = voxelise(tris, global, dx, is2d, 0.0, &odd);
+      *mesh = tris;
       if (odd > 0)
         e.fail("file", fmt::format("STL file {}: {} ray(s) along x cross the surface an odd number of times: the "
                                    "mesh is not closed (watertight); repair it (e.g. fill holes) and retry", path, odd));
     }
+    if (sh == "mask")
+      g.fraction.push_back([](const std::array<double, 3>&, const std::array<double, 3>&) { return -1.0; });
+    else
+      g.fraction.push_back([mesh](const std::array<double, 3>& p, const std::array<double, 3>& d) {
+        return enter_mesh(*mesh, p, d);
+      });
     const std::array<int64_t, 3> n = global;
     tests.push_back([vox, n](int64_t i, int64_t j, int64_t k) {
       return vox->solid[std::size_t(i + n[0] * (j + n[1] * k))] != 0;

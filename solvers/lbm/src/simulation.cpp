@@ -10,6 +10,13 @@
 namespace tessera::lbm {
 
 namespace {
+int lattice_c(LatticeKind k, int q, int a) {
+  switch (k) {
+    case LatticeKind::D2Q9: return D2Q9::c(q, a);
+    case LatticeKind::D3Q19: return D3Q19::c(q, a);
+    default: return D3Q27::c(q, a);
+  }
+}
 int64_t wrap(int64_t i, int64_t n) { return ((i % n) + n) % n; }
 }  // namespace
 
@@ -133,6 +140,25 @@ Simulation::Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec) : 
   init_equilibrium(ex_, *state_, d_rho.data(), d_u.data());
   exec::fence(ex_);
   halo_ = std::make_unique<AAHalo>(part_, *state_, ex_, spec_.transport);
+  if (spec_.link_fraction) {
+    // Interpolated bounce-back: the links of this rank's cells into bodies (not the box faces, which lie
+    // half-way between cells and stay exact with half-way bounce-back).
+    const std::vector<uint8_t> fl = read_flags(*state_);  // with kNoWallNeighbour set
+    const LinkFraction frac = [&](int64_t i, int64_t j, int64_t k, int q) {
+      const int64_t c = g.cell(i, j, k);
+      int cq[3];
+      for (int a = 0; a < 3; ++a) cq[a] = lattice_c(spec_.lattice, q, a);
+      const uint8_t w = fl[std::size_t(c + g.offset(cq[0], cq[1], cq[2]))];
+      return spec_.link_fraction(flag_wall_id(w) - kBodyWallId0, part_.lo[0] + i, part_.lo[1] + j, part_.lo[2] + k,
+                                 cq[0], cq[1], cq[2]);
+    };
+    const std::vector<BoundaryLink> h = find_boundary_links(spec_.lattice, g, fl, kBodyWallId0, frac);
+    if (!h.empty()) {
+      links_ = Buffer<BoundaryLink>(h.size(), state_->memkind(), "lbm::links");
+      copy_n(links_.data(), links_.kind(), h.data(), MemKind::Host, h.size());
+      fstar_ = Buffer<double>(h.size(), state_->memkind(), "lbm::links_fstar");
+    }
+  }
   split_shell(CellBox::whole(g), halo_->exchanging_sides(), 1, interior_, shell_);
 }
 
@@ -165,6 +191,13 @@ void split_shell(const CellBox& all, const std::array<std::array<bool, 2>, 3>& s
   }
 }
 
+// Completes the step's streaming at the interpolated links (interpolated_bounce_back.hpp), after its halo
+// exchange: moments, output, forces and checkpoints then see the interpolated populations.
+void Simulation::finish_links() {
+  if (links_.size() > 0)
+    interpolated_bounce_back(ex_, *state_, spec_.collision, links_.data(), int64_t(links_.size()), fstar_.data());
+}
+
 void Simulation::advance(int64_t steps) {
   int64_t ramp = 0;  // the longest inlet ramp (one factor for all inlets)
   for (const FaceBC& f : spec_.faces)
@@ -177,6 +210,7 @@ void Simulation::advance(int64_t steps) {
     if (!spec_.overlap) {
       stream_collide(ex_, *state_, spec_.collision, spec_.path);
       halo_->exchange(ex_, *state_);
+      finish_links();
       continue;
     }
     // See split_shell(): shell, pack + send, interior while the populations travel, unpack.
@@ -186,6 +220,7 @@ void Simulation::advance(int64_t steps) {
     stream_collide_box(ex_, *state_, spec_.collision, interior_, spec_.path);
     halo_->finish(ex_, *state_);
     end_step(*state_);
+    finish_links();
   }
   exec::fence(ex_);
 }
@@ -194,7 +229,12 @@ std::vector<std::array<double, 6>> Simulation::wall_forces(const std::vector<int
   std::vector<double> loc(6 * wall_ids.size()), all(loc.size());
   const int64_t lo[3] = {part_.lo[0], part_.lo[1], part_.lo[2]};
   for (std::size_t b = 0; b < wall_ids.size(); ++b) {
-    const auto r = wall_force(ex_, *state_, spec_.collision, lo, wall_ids[b]);
+    auto r = wall_force(ex_, *state_, spec_.collision, lo, wall_ids[b]);
+    if (links_.size() > 0) {
+      const auto d = link_force_correction(ex_, *state_, spec_.collision, links_.data(), fstar_.data(),
+                                           int64_t(links_.size()), lo, wall_ids[b]);
+      for (int a = 0; a < 6; ++a) r[std::size_t(a)] += d[std::size_t(a)];
+    }
     for (int a = 0; a < 6; ++a) loc[6 * b + std::size_t(a)] = r[std::size_t(a)];
   }
   MPI_Allreduce(loc.data(), all.data(), int(loc.size()), MPI_DOUBLE, MPI_SUM, part_.comm);

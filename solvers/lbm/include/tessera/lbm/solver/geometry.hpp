@@ -25,10 +25,18 @@ struct BodyInfo {
   std::array<double, 3> center{0, 0, 0};  // m
 };
 
+// Where the segment p + t d (metres), t in [0, 1], from a fluid cell centre p to the centre p + d of a
+// solid cell of the body, first enters the body: t in (0, 1], or -1 when the body cannot say (voxel
+// masks: the surface is unknown, interpolated bounce-back then keeps half-way, t = 1/2).
+using SurfaceFraction = std::function<double(const std::array<double, 3>& p, const std::array<double, 3>& d)>;
+
 struct Geometry {
   std::vector<BodyInfo> bodies;
   // Body index of global cell (i, j, k), -1 for fluid. Empty when there are no bodies.
   std::function<int(int64_t, int64_t, int64_t)> body;
+  // Per body: exact ray-surface intersection (sphere, cylinder: quadratic; box: slabs; STL: ray-triangle,
+  // Moeller & Trumbore, J. Graphics Tools 2, 21, 1997) for interpolated bounce-back (boundary_links.hpp).
+  std::vector<SurfaceFraction> fraction;
 };
 
 // Declares the `obstacles` list keys (shape, center, radius, lo, hi, file, dataset, scale, offset, name).

@@ -11,6 +11,7 @@
 #include "tessera/domain/transport.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/grid.hpp"
+#include "tessera/lbm/boundary_links.hpp"
 #include "tessera/lbm/lattice_state.hpp"
 #include "tessera/lbm/solver/aa_halo.hpp"
 #include "tessera/lbm/solver/partition.hpp"
@@ -57,6 +58,10 @@ struct SimulationSpec {
   // Optional: the body index (0 .. kMaxBodies-1) of a solid cell, -1 for fluid; when set it decides the
   // flags (`solid` must agree: it is what the field output shows).
   std::function<int(int64_t, int64_t, int64_t)> body;
+  // Optional: interpolated bounce-back on the bodies' links (case key boundary.curved). Given a fluid cell
+  // (global indices), a lattice direction c into a solid cell of body `body`, the fraction delta in (0, 1]
+  // of the link in fluid (< 0: unknown, half-way). Unset: half-way bounce-back everywhere.
+  std::function<double(int body, int64_t i, int64_t j, int64_t k, int cx, int cy, int cz)> link_fraction;
   // Optional: initial density and velocity at a cell centre (global cell indices); default rho 1, u 0.
   std::function<void(int64_t, int64_t, int64_t, double& rho, double u[3])> initial;
 };
@@ -105,6 +110,14 @@ class Simulation {
   // (disjoint boxes; together the whole local box).
   CellBox interior_;
   std::vector<CellBox> shell_;
+  // Interpolated bounce-back links of this rank (boundary_links.hpp), in the state's memory.
+  Buffer<BoundaryLink> links_;
+  Buffer<double> fstar_;  // per link f*_q(x_f) of the last step, for the forces
+  void finish_links();    // the links' pass after a step (no-op without links)
+
+ public:
+  // This rank's interpolated links (0 when spec.link_fraction is unset or no link needs it).
+  int64_t interpolated_links() const { return int64_t(links_.size()); }
 };
 
 }  // namespace tessera::lbm
