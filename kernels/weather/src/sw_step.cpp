@@ -35,14 +35,15 @@ void sw_stage(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstVi
   if (sw_stage_tiled(ex, gr, p, s0, sk, out, a, c, dt, r)) return;  // CUDA shared-memory path
   const SwPoint P{gr, p, sk};
   const SwScheme sc = p.scheme;
+  const SwMetric M = sw_metric(gr.dx, gr.dy);
   const Grid G = gr;
   const int64_t i0 = r.i0, j0 = r.j0;
   exec::parallel_for(ex, "weather::sw_stage", Range2{r.i1 - r.i0, r.j1 - r.j0}, TESSERA_LAMBDA(int64_t ii, int64_t jj) {
     const int64_t i = ii + i0, j = jj + j0;
     const int64_t n = G.idx(i, j);
-    out.h[n] = a * s0.h[n] + c * (sk.h[n] + dt * sw_rate_h(P, G.dx, G.dy, i, j));
-    out.u[n] = P.u_on_wall(i) ? 0.0 : a * s0.u[n] + c * (sk.u[n] + dt * sw_rate_u(P, sc, G.dx, G.dy, i, j));
-    out.v[n] = P.v_on_wall(j) ? 0.0 : a * s0.v[n] + c * (sk.v[n] + dt * sw_rate_v(P, sc, G.dx, G.dy, i, j));
+    out.h[n] = a * s0.h[n] + c * (sk.h[n] + dt * sw_rate_h(P, M, i, j));
+    out.u[n] = P.u_on_wall(i) ? 0.0 : a * s0.u[n] + c * (sk.u[n] + dt * sw_rate_u(P, sc, M, i, j));
+    out.v[n] = P.v_on_wall(j) ? 0.0 : a * s0.v[n] + c * (sk.v[n] + dt * sw_rate_v(P, sc, M, i, j));
   });
 }
 
@@ -76,6 +77,7 @@ void sw_tendency_reference(const exec::Exec& ex, const Grid& gr, const SwParams&
   TESSERA_REQUIRE(gr.g >= 2, "the reference shallow-water path needs ghost width >= 2");
   const Grid G = gr;
   const SwParams P = p;
+  const SwMetric M = sw_metric(gr.dx, gr.dy);
   double* U = w.U.data();
   double* V = w.V.data();
   double* q = w.q.data();
@@ -88,16 +90,16 @@ void sw_tendency_reference(const exec::Exec& ex, const Grid& gr, const SwParams&
     U[n] = sw_flux(s.h[w_], s.h[n], s.u[n]);
     V[n] = sw_flux(s.h[so], s.h[n], s.v[n]);
     q[n] = sw_pv(coriolis_corner(P, G.dy, G.j0 + j), s.v[n], s.v[w_], s.u[n], s.u[so], s.h[n], s.h[w_], s.h[so],
-                 s.h[G.idx(i - 1, j - 1)], G.dx, G.dy);
+                 s.h[G.idx(i - 1, j - 1)], M);
     B[n] = sw_bernoulli(P.gravity, s.h[n], s.b[n], s.u[n], s.u[G.idx(i + 1, j)], s.v[n], s.v[G.idx(i, j + 1)]);
   });
   // Step 2: tendencies from the intermediates.
   const ArraySource A{G, U, V, q, B};
   exec::parallel_for(ex, "weather::ref_tendency", Range2{G.nx, G.ny}, TESSERA_LAMBDA(int64_t i, int64_t j) {
     const int64_t n = G.idx(i, j);
-    tend.h[n] = sw_rate_h(A, G.dx, G.dy, i, j);
-    tend.u[n] = (P.wall_x && G.i0 + i == 0) ? 0.0 : sw_rate_u(A, P.scheme, G.dx, G.dy, i, j);
-    tend.v[n] = (P.wall_y && G.j0 + j == 0) ? 0.0 : sw_rate_v(A, P.scheme, G.dx, G.dy, i, j);
+    tend.h[n] = sw_rate_h(A, M, i, j);
+    tend.u[n] = (P.wall_x && G.i0 + i == 0) ? 0.0 : sw_rate_u(A, P.scheme, M, i, j);
+    tend.v[n] = (P.wall_y && G.j0 + j == 0) ? 0.0 : sw_rate_v(A, P.scheme, M, i, j);
   });
 }
 

@@ -25,6 +25,7 @@ struct StageArgs {
   double a, c, dt;
   int64_t ri0, ri1, rj0, rj1;  // the CellRect
   bool wrap_x, wrap_y;         // also write the periodic ghost images of the output (one rank per axis)
+  SwMetric m;
 };
 
 // U, V, q, B (and the Arakawa-Lamb cell coefficients) of the tile from shared memory, addressed by
@@ -114,7 +115,7 @@ __global__ void __launch_bounds__(kTileX * kThreadsY, kMinBlocks) sw_stage_tile(
     mU[m] = sw_flux(sh[w], sh[c], su[c]);
     mV[m] = sw_flux(sh[s], sh[c], sv[c]);
     mq[m] = sw_pv(coriolis_corner(A.p, G.dy, G.j0 + j), sv[c], sv[w], su[c], su[s], sh[c], sh[w], sh[s], sh[s - 1],
-                  G.dx, G.dy);
+                  A.m);
     mB[m] = sw_bernoulli(A.p.gravity, sh[c], sb[c], su[c], su[e], sv[c], sv[no]);
   }
   double hk[kR], uk[kR], vk[kR];  // s_k at this thread's cells
@@ -135,10 +136,10 @@ __global__ void __launch_bounds__(kTileX * kThreadsY, kMinBlocks) sw_stage_tile(
       const int64_t j = tj + threadIdx.y + r * kThreadsY;
       if (j >= A.rj1) break;
       const int64_t n = G.idx(i, j);
-      const double oh = A.a * h0[r] + A.c * (hk[r] + A.dt * sw_rate_h(src, G.dx, G.dy, i, j));
+      const double oh = A.a * h0[r] + A.c * (hk[r] + A.dt * sw_rate_h(src, A.m, i, j));
       const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
-      const double ou = uw ? 0.0 : A.a * u0[r] + A.c * (uk[r] + A.dt * sw_rate_u(src, sc, G.dx, G.dy, i, j));
-      const double ov = vw ? 0.0 : A.a * v0[r] + A.c * (vk[r] + A.dt * sw_rate_v(src, sc, G.dx, G.dy, i, j));
+      const double ou = uw ? 0.0 : A.a * u0[r] + A.c * (uk[r] + A.dt * sw_rate_u(src, sc, A.m, i, j));
+      const double ov = vw ? 0.0 : A.a * v0[r] + A.c * (vk[r] + A.dt * sw_rate_v(src, sc, A.m, i, j));
       A.out.h[n] = oh;
       A.out.u[n] = ou;
       A.out.v[n] = ov;
@@ -181,14 +182,16 @@ __global__ void __launch_bounds__(kTileX * kThreadsY, kMinBlocks) sw_stage_tile(
 }
 
 // Tile shape and minimum resident blocks, chosen at run time by TESSERA_SW_TILE (tuning; default
-// "32x16"): "32x16" (32 x 8 threads, two rows each, 4 blocks/SM), "32x16m5" (the same, 5 blocks/SM),
-// "32x8" (32 x 8 threads, one row, 6 blocks/SM), "64x8" (64 x 4 threads, two rows, 4 blocks/SM).
+// "32x16"): "32x16" (32 x 8 threads, two rows each, 4 blocks/SM), "32x16m3" (the same, 3 blocks/SM: no
+// register cap below 80), "64x8" (64 x 4 threads, two rows, 4 blocks/SM), "64x8m3" (3 blocks/SM).
+// Measured on an H200 (docs/performance.md): 32x16 best; 5 blocks/SM (51 registers) and 32x8 tiles
+// (one row per thread, 6 blocks/SM) were 10-20 points slower and were dropped.
 // Static shared memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four.
 int tile_variant() {
   static const int v = [] {
     const char* e = std::getenv("TESSERA_SW_TILE");
     const std::string s = e ? e : "";
-    return s == "32x16m5" ? 1 : s == "32x8" ? 2 : s == "64x8" ? 3 : 0;
+    return s == "32x16m3" ? 1 : s == "64x8" ? 2 : s == "64x8m3" ? 3 : 0;
   }();
   return v;
 }
@@ -209,11 +212,11 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     return e && e[0] == '1';
   }();
   if (disabled) return false;
-  const StageArgs A{gr, p, s0, sk, out, a, c, dt, r.i0, r.i1, r.j0, r.j1, wrap_x, wrap_y};
+  const StageArgs A{gr, p, s0, sk, out, a, c, dt, r.i0, r.i1, r.j0, r.j1, wrap_x, wrap_y, sw_metric(gr.dx, gr.dy)};
   switch (tile_variant()) {
-    case 1: launch<32, 16, 8, 5>(ex, A); break;
-    case 2: launch<32, 8, 8, 6>(ex, A); break;
-    case 3: launch<64, 8, 4, 4>(ex, A); break;
+    case 1: launch<32, 16, 8, 3>(ex, A); break;
+    case 2: launch<64, 8, 4, 4>(ex, A); break;
+    case 3: launch<64, 8, 4, 3>(ex, A); break;
     default: launch<32, 16, 8, 4>(ex, A); break;
   }
   return true;
