@@ -15,9 +15,10 @@
 // dv_N += phi V_S / r with r = dy/dx. AL81 use a square grid (r = 1); on a rectangular one the proof goes
 // through in transports U dy, V dx and circulations du dx, dv dy, which puts r on the eps and 1/r on the
 // phi terms (checked by the enstrophy oracle in tests/weather/test_sw_kernels.cpp with dx != dy).
-// The weights 2:1 are what makes sum_corners hc q^2 / 2 invariant as well (AL81 section 3; Ringler &
-// Randall 2002, Mon. Wea. Rev. 130, 1397, appendix, give the same coefficients). With q constant the
-// scheme reduces to Sadourny's energy scheme.
+// The weights 2:1 are what makes sum_corners hc q^2 / 2 invariant as well (AL81 section 3; rederived by
+// Salmon 2004, J. Atmos. Sci. 61, 2016; restated by Toy & Nair 2017, Mon. Wea. Rev. 145). The
+// oracle sw_enstrophy_tendency checks the assignment and signs. With q constant the scheme reduces to
+// Sadourny's energy scheme.
 #pragma once
 #include <cstdint>
 
