@@ -112,13 +112,13 @@ ParticleDecomposition::ParticleDecomposition(MPI_Comm comm, const Box& box, doub
   for (int a = 0; a < 3; ++a) periodic_[a] = box.periodic[a];
   const auto d = choose_dims(size_, box, gc_);
   if (d[0] == 0) {
-    int most = 1;
-    for (int p = size_ - 1; p >= 2 && most == 1; --p)
-      if (choose_dims(p, box, gc_)[0] != 0) most = p;
+    std::string ok;  // the rank counts up to twice this one that do work
+    for (int p = 1; p <= 2 * size_; ++p)
+      if (choose_dims(p, box, gc_)[0] != 0) ok += (ok.empty() ? "" : ", ") + std::to_string(p);
     TESSERA_THROW(fmt::format("md: {} ranks cannot split the box {:.4g} x {:.4g} x {:.4g} into sub-boxes at least the "
-                              "ghost cut-off {:.4g} wide (max(pair cut-off + neighbor.skin, bond reach)): run on at most "
+                              "ghost cut-off {:.4g} wide (max(pair cut-off + neighbor.skin, FENE R0)): run on one of "
                               "{} ranks, or simulate a larger system",
-                              size_, box.L[0], box.L[1], box.L[2], gc_, most));
+                              size_, box.L[0], box.L[1], box.L[2], gc_, ok));
   }
   dims_ = d;
   coords_ = {rank_ % dims_[0], (rank_ / dims_[0]) % dims_[1], rank_ / (dims_[0] * dims_[1])};
