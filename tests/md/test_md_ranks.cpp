@@ -158,9 +158,11 @@ TEST_CASE("md on 2 GPUs follows the one-rank host run, with every transport", "[
   TESSERA_GPU_TEST();
   device::select_for_local_rank(node_local_rank(MPI_COMM_WORLD));  // one GPU per rank where there are enough
   const Case c = make_case(kLiquid, {"run.integrator=langevin"});
-  // GPU arithmetic (FMA contraction) differs from the host's by rounding too: the same bound.
+  // GPU arithmetic (FMA contraction, another reduction order) differs from the host's by rounding too;
+  // the bound is looser than between host runs (test_md_dynamics allows 1e-6 after 100 GPU steps), still
+  // far below the O(1e-3) and more of a missing ghost or a wrong shift.
   const Result h = run_both(c, 200, exec::Space::Device, domain::Transport::HostStaged);
-  check_close(h, 1e-9, 1e-10);
+  check_close(h, 1e-7, 1e-9);
   if (domain::nccl_available() && domain::gpus_distinct(MPI_COMM_WORLD)) {
     const Result x = run_both(c, 200, exec::Space::Device, domain::Transport::Nccl);
     // Every transport moves the same bytes: the same bits as the host-staged run.
