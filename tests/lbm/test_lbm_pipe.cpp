@@ -1,7 +1,7 @@
 // Second-order convergence of interpolated bounce-back (Bouzidi et al. 2001): force-driven flow in a
 // circular pipe along z (D3Q19, fp64, one cell deep, periodic) against the analytic Hagen-Poiseuille
-// profile u_z(r) = g (R^2 - r^2) / (4 nu), at R = 5, 10, 20 cells; half-way bounce-back (the staircase)
-// converges at first order on the same grids.
+// profile u_z(r) = g (R^2 - r^2) / (4 nu), at R = 4, 8, 16 cells (BGK tau = 1); half-way bounce-back (the
+// staircase) converges at first order on the same grids. Measured: see docs/lbm.md.
 #include <cmath>
 #include <cstdio>
 
@@ -27,7 +27,7 @@ double outside_fraction(double cx, double cy, double r, double px, double py, do
 double pipe_error(double R, bool interpolated) {
   const int64_t n = int64_t(2 * R) + 4;
   const double c0 = 0.5 * double(n) + 0.23, c1 = 0.5 * double(n) - 0.17;  // off the lattice symmetry
-  const double tau = 0.8, nu = (tau - 0.5) / 3.0, umax = 0.02, g = 4 * nu * umax / (R * R);
+  const double tau = 1.0, nu = (tau - 0.5) / 3.0, umax = 0.02, g = 4 * nu * umax / (R * R);
   SimulationSpec s;
   s.lattice = LatticeKind::D3Q19;
   s.precision = Precision::FP64;
@@ -56,7 +56,7 @@ double pipe_error(double R, bool interpolated) {
     u[2] = exact(i, j);
   };
   Simulation sim(MPI_COMM_SELF, exec::Space::Host, s);
-  sim.advance(int64_t(2.0 * R * R / nu));
+  sim.advance(int64_t(1.5 * R * R / nu));
   std::vector<float> rho, u;
   sim.gather(rho, u);
   double e2 = 0, r2 = 0;
@@ -74,18 +74,17 @@ double pipe_error(double R, bool interpolated) {
 
 TEST_CASE("circular pipe: interpolated bounce-back converges at second order", "[lbm][validation]") {
   if (test::mpi_rank() != 0) return;
-  const double R[3] = {5.0, 10.0, 20.0};
-  double ei[3], eh[3];
-  for (int r = 0; r < 3; ++r) {
-    ei[r] = pipe_error(R[r], true);
-    eh[r] = pipe_error(R[r], false);
-  }
+  const double R[3] = {4.0, 8.0, 16.0};
+  double ei[3], eh[3] = {0, 0, 0};
+  for (int r = 0; r < 3; ++r) ei[r] = pipe_error(R[r], true);
+  eh[0] = pipe_error(R[0], false);  // half-way at the coarsest and finest grids only (CI time)
+  eh[2] = pipe_error(R[2], false);
   const double si = std::log(ei[0] / ei[2]) / std::log(R[2] / R[0]);
   const double sh = std::log(eh[0] / eh[2]) / std::log(R[2] / R[0]);
-  std::printf("pipe L2 errors: interpolated %.4g %.4g %.4g (order %.3f); half-way %.4g %.4g %.4g (order %.3f)\n", ei[0],
-              ei[1], ei[2], si, eh[0], eh[1], eh[2], sh);
+  std::printf("pipe L2 errors: interpolated %.4g %.4g %.4g (order %.3f); half-way %.4g, %.4g (order %.3f)\n", ei[0],
+              ei[1], ei[2], si, eh[0], eh[2], sh);
   INFO("interpolated L2 errors " << ei[0] << " " << ei[1] << " " << ei[2] << " (slope " << si << "); half-way "
-                                 << eh[0] << " " << eh[1] << " " << eh[2] << " (slope " << sh << ")");
+                                 << eh[0] << " " << eh[2] << " (slope " << sh << ")");
   CHECK(si > 1.7);
   CHECK(ei[2] < 0.5 * eh[2]);
   CHECK(ei[2] < 2e-3);
