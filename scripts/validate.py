@@ -153,11 +153,13 @@ def main():
                 sys.exit(f"validate: {exe} not found: build first (cmake --preset {'cuda' if a.gpu else 'cpu'} && "
                          f"cmake --build --preset {'cuda' if a.gpu else 'cpu'}) or give --build")
             print(f"validate: {e['id']}: {e['title']} ...", flush=True)
-            manifest["entries"][e["id"]] = run_entry(e, run_dirs(e, work), exe, size, log, ROOT)
+            rec = run_entry(e, run_dirs(e, work), exe, size, log, ROOT)
+            rec.update(host=manifest["host"], commit=manifest["commit"], started=manifest["started"])
+            manifest["entries"][e["id"]] = rec
             manifest.save()
         manifest.finish()
     if a.runs_only:
-        failed = [i for i, r in manifest["entries"].items() if r["rc"] != 0]
+        failed = [e["id"] for e in entries if manifest["entries"][e["id"]]["rc"] != 0]
         print(f"validate: runs done in {manifest['wall_s']:.0f} s, {manifest['bytes'] / 2**20:.1f} MiB in {work}"
               + (f"; FAILED: {', '.join(failed)} (see {log})" if failed else ""))
         if a.pack:

@@ -27,6 +27,7 @@ def provenance(manifest, size):
     if not manifest.get("entries") or "host" not in manifest:
         return "The runs' outputs were reused; they carry no record of where they were made (no runs.json)."
     devices, gits = set(), set()
+    made = {(rec.get("host"), rec.get("commit")) for rec in manifest["entries"].values() if rec.get("host")}
     for rec in manifest["entries"].values():
         for r in rec.get("runs", []):
             s = r.get("solver_run") or {}
@@ -41,7 +42,10 @@ def provenance(manifest, size):
             f"at commit `{manifest.get('commit', '?')}`{' (with uncommitted changes)' if manifest.get('dirty') else ''}, "
             f"{manifest.get('started', '?')}, {manifest.get('wall_s', 0):.0f} s in all"
             + (f", on {', '.join(sorted(devices))}" if devices else "")
-            + (f"; the solvers report git `{', '.join(sorted(gits))}`" if gits else "") + ".")
+            + (f"; the solvers report git `{', '.join(sorted(gits))}`" if gits else "") + "."
+            # entries rerun on their own (--only) at another commit or on another host
+            + (" Entries were run at: " + "; ".join(f"`{h}` `{c}`" for h, c in sorted(made)) + "." if len(made) > 1
+               else ""))
 
 
 def write_report(path, rows, entries, size, manifest, root):

@@ -116,9 +116,17 @@ def runs_manifest(work, size, build, load=False):
         with open(path) as f:
             return Manifest(path, **json.load(f))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    entries = {}
+    try:  # runs of other entries from an earlier invocation (--only) stay recorded
+        with open(path) as f:
+            old = json.load(f)
+        if old.get("size") == size:
+            entries = old.get("entries", {})
+    except (OSError, ValueError):
+        pass
     return Manifest(path, size=size, host=os.uname().nodename, commit=git(root, "rev-parse", "--short=12", "HEAD")
                     or os.environ.get("TESSERA_GIT_HASH") or "unknown",  # (trees copied without .git) dirty=bool(git(root, "status", "--porcelain", "--untracked-files=no")),
-                    started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), build=build, entries={},
+                    started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), build=build, entries=entries,
                     _t0=time.time())
 
 
