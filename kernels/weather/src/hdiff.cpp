@@ -1,12 +1,27 @@
 // COSMO flux-limited fourth-order horizontal diffusion: fused path and staged reference.
 #include "tessera/weather/hdiff.hpp"
 
+#include "cosmo_cuda.hpp"
+
 namespace tessera::weather {
 
 using exec::Range3;
 
 void hdiff_fused(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                  double* out) {
+  TESSERA_REQUIRE(gr.g >= 2, "horizontal diffusion needs ghost width >= 2");
+#if TESSERA_CUDA_COMPILER
+  if (ex.on_device()) {
+    detail::hdiff_cuda(ex, gr, in, coeff, coeff0, out);
+    return;
+  }
+#endif
+  hdiff_portable(ex, gr, in, coeff, coeff0, out);
+}
+
+void hdiff_portable(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
+                    double* out) {
+  TESSERA_REQUIRE(gr.g >= 2, "horizontal diffusion needs ghost width >= 2");
   const HdiffPoint P{gr, in};
   const Grid G = gr;
   exec::parallel_for(ex, "weather::hdiff", Range3{G.nx, G.ny, G.nz}, TESSERA_LAMBDA(int64_t i, int64_t j, int64_t k) {

@@ -3,14 +3,24 @@
 
 #include <cmath>
 
+#include "cosmo_cuda.hpp"
+
 namespace tessera::weather {
 
 using exec::Range2;
 
 void vadv_columns(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
                   double* scratch, double* out) {
+#if TESSERA_CUDA_COMPILER
+  if (ex.on_device() && detail::vadv_cuda(ex, gr, vp, in, w, out)) return;
+#endif
+  vadv_columns_portable(ex, gr, vp, in, w, scratch, out);
+}
+
+void vadv_columns_portable(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in,
+                           const double* w, double* scratch, double* out) {
   const Grid G = gr;
-  const double r = vp.dt / vp.dz, beta = vp.beta;
+  const VadvStep S = VadvStep::make(vp);
   exec::parallel_for(ex, "weather::vadv", Range2{G.nx, G.ny}, TESSERA_LAMBDA(int64_t i, int64_t j) {
     const int64_t nz = G.nz;
     double* cp = scratch;  // modified upper diagonal c'_k
@@ -22,14 +32,7 @@ void vadv_columns(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, co
       const int64_t n = G.idx(i, j, k);
       const double wp = k + 1 < nz ? w[n] : 0.0;  // w(k+1/2); closed top
       const double phip = k + 1 < nz ? in[G.idx(i, j, k + 1)] : 0.0;
-      const double a = -0.5 * beta * r * wm;
-      const double c = 0.5 * beta * r * wp;
-      const double b = 1.0 + 0.5 * beta * r * (wp - wm);
-      const double flux_div = 0.5 * (wp * (phi + phip) - wm * (phim + phi));
-      const double d = phi - (1.0 - beta) * r * flux_div;
-      const double m = 1.0 / (b - a * cpm);
-      cpm = c * m;
-      dpm = (d - a * dpm) * m;
+      S.forward(wm, wp, phim, phi, phip, cpm, dpm);
       cp[n] = cpm;
       out[n] = dpm;
       wm = wp;
@@ -40,7 +43,7 @@ void vadv_columns(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, co
     double x = out[G.idx(i, j, nz - 1)];
     for (int64_t k = nz - 2; k >= 0; --k) {
       const int64_t n = G.idx(i, j, k);
-      x = out[n] - cp[n] * x;
+      x = VadvStep::back(out[n], cp[n], x);
       out[n] = x;
     }
   });

@@ -23,14 +23,20 @@ namespace tessera::weather {
 struct HdiffPoint {
   Grid gr;
   const double* in;
-  TESSERA_HD double lap(int64_t i, int64_t j, int64_t k) const {
-    return (in[gr.idx(i + 1, j, k)] + in[gr.idx(i - 1, j, k)]) + (in[gr.idx(i, j + 1, k)] + in[gr.idx(i, j - 1, k)]) -
-           4.0 * in[gr.idx(i, j, k)];
-  }
+  // The point formulas, shared with the tuned CUDA kernel (hdiff_cuda.cpp) so that both evaluate the same
+  // expressions in the same order (bit-identical results on the device).
+  TESSERA_HD static double lap5(double c, double e, double w, double n, double s) { return (e + w) + (n + s) - 4.0 * c; }
   // Limited flux through the face between a (lower index) and b (upper index), lap values la, lb.
   TESSERA_HD static double limit(double la, double lb, double ina, double inb) {
     const double f = lb - la;
     return f * (inb - ina) >= 0.0 ? 0.0 : f;
+  }
+  TESSERA_HD static double combine(double c, double fe, double fw, double fn, double fs, double coeff) {
+    return c - coeff * ((fe - fw) + (fn - fs));
+  }
+  TESSERA_HD double lap(int64_t i, int64_t j, int64_t k) const {
+    return lap5(in[gr.idx(i, j, k)], in[gr.idx(i + 1, j, k)], in[gr.idx(i - 1, j, k)], in[gr.idx(i, j + 1, k)],
+                in[gr.idx(i, j - 1, k)]);
   }
   TESSERA_HD double update(int64_t i, int64_t j, int64_t k, double coeff) const {
     const double c = in[gr.idx(i, j, k)];
@@ -40,14 +46,19 @@ struct HdiffPoint {
     const double fw = limit(lw, lc, in[gr.idx(i - 1, j, k)], c);
     const double fn = limit(lc, ln, c, in[gr.idx(i, j + 1, k)]);
     const double fs = limit(ls, lc, in[gr.idx(i, j - 1, k)], c);
-    return c - coeff * ((fe - fw) + (fn - fs));
+    return combine(c, fe, fw, fn, fs, coeff);
   }
 };
 
 // Fused fast path: out = hdiff(in) on the interior of every level. coeff: per-point field of the same
-// layout, or nullptr to use coeff0 everywhere.
+// layout, or nullptr to use coeff0 everywhere. On the device (CUDA builds) this runs the
+// warp-marching kernel (hdiff_cuda.cpp), bit-identical to hdiff_portable on the device; elsewhere
+// hdiff_portable.
 void hdiff_fused(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                  double* out);
+// The portable one-point-per-thread form of the same update (HdiffPoint::update), on either back end.
+void hdiff_portable(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
+                    double* out);
 
 // Reference: lap, flx, fly in separate passes through scratch arrays of gr.size3() elements each.
 struct HdiffScratch {

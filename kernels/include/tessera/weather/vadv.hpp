@@ -23,10 +23,42 @@ struct VadvParams {
   double dt = 1.0, dz = 1.0, beta = 0.5;
 };
 
+// The Thomas steps of one column, shared by the portable loop and the tuned CUDA kernel (vadv_cuda.cpp)
+// so that both evaluate the same expressions in the same order. hr = beta r / 2, er = (1 - beta) r.
+// Same source is not quite same bits on the device: nvcc may fuse either product of the flux difference
+// into an FMA depending on the surrounding loop (a streaming kernel shape came out a few ulp off), so
+// every device kernel using this is checked bit for bit in tests/weather/test_cosmo_tuned.cpp.
+struct VadvStep {
+  double hr, er;
+  TESSERA_HD static VadvStep make(const VadvParams& vp) {
+    const double r = vp.dt / vp.dz;
+    return VadvStep{0.5 * vp.beta * r, (1.0 - vp.beta) * r};
+  }
+  // Forward elimination at level k: wm = w(k-1/2), wp = w(k+1/2) (0 at the closed ends), phim, phi, phip
+  // = phi(k-1), phi(k), phi(k+1); cp, dp hold c'_{k-1}, d'_{k-1} on entry and c'_k, d'_k on return.
+  TESSERA_HD void forward(double wm, double wp, double phim, double phi, double phip, double& cp, double& dp) const {
+    const double a = -hr * wm;
+    const double c = hr * wp;
+    const double b = 1.0 + hr * (wp - wm);
+    const double flux_div = 0.5 * (wp * (phi + phip) - wm * (phim + phi));
+    const double d = phi - er * flux_div;
+    const double m = 1.0 / (b - a * cp);
+    cp = c * m;
+    dp = (d - a * dp) * m;
+  }
+  // Back substitution: x_k = d'_k - c'_k x_{k+1}.
+  TESSERA_HD static double back(double dpk, double cpk, double xp) { return dpk - cpk * xp; }
+};
+
 // out = implicit vertical advection of in by w over every interior column. scratch holds gr.size3()
-// doubles (the modified upper diagonal). in and out may not alias.
+// doubles (the modified upper diagonal). in and out may not alias. On the device (CUDA builds) this runs
+// the on-chip kernel of vadv_cuda.cpp (c', d' in shared memory, scratch unused; bit-identical to
+// vadv_columns_portable on the device) when a column fits in shared memory, else the portable form.
 void vadv_columns(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
                   double* scratch, double* out);
+// The portable one-thread-per-column form: c' in scratch, d' in out, on either back end.
+void vadv_columns_portable(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in,
+                           const double* w, double* scratch, double* out);
 
 // Largest |w| dt / dz over interior columns (diagnostic for the caller's stability check).
 double vadv_max_courant(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* w);

@@ -1,0 +1,24 @@
+// The tuned CUDA paths of the COSMO stencils (hdiff_cuda.cpp, vadv_cuda.cpp), private to the weather
+// kernels: hdiff_fused and vadv_columns call them when the Exec is on the device in CUDA builds.
+// Both evaluate the same point formulas as the portable paths (HdiffPoint, VadvStep), so that the
+// device results are bit-identical to hdiff_portable / vadv_columns_portable on the device
+// (tests/weather/test_cosmo_tuned.cpp checks this on random inputs).
+#pragma once
+#include "tessera/core/exec.hpp"
+#include "tessera/weather/grid.hpp"
+#include "tessera/weather/vadv.hpp"
+
+namespace tessera::weather::detail {
+
+// A warp per 28 columns marching up a strip of rows: the Laplacian, the limited fluxes and the update in
+// one kernel, neighbours through shuffles and registers. TESSERA_HDIFF_STRIP sets the strip (rows).
+void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
+                double* out);
+
+// One thread per column, the column staged in shared memory by asynchronous copies and overwritten by
+// c', d' (no scratch in device memory). Returns false (nothing launched) when a column of gr.nz levels
+// does not fit in the shared memory of a block; the caller then runs the portable path.
+bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
+               double* out);
+
+}  // namespace tessera::weather::detail

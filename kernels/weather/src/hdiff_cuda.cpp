@@ -1,0 +1,114 @@
+// The tuned CUDA COSMO horizontal diffusion (Xue 2000; formulas in hdiff.hpp): a warp per 28 output
+// columns marching up a strip of rows in registers (below). It reads each input once from device memory
+// per warp (the 2-column and 2-row halos shared with neighbouring warps come from L2) and writes the
+// output once: the protocol's 3 x 8 B per point. The portable form recomputes five Laplacians per point
+// through L1 (55-64 % of the copy bandwidth, bench/results/20261130T0057Z-*). A shared-memory tile per
+// (32 x 8 cells, level), Laplacian and fluxes staged in shared memory, measured 49-53 %: its staging,
+// two barriers and shared-memory traffic per point cost more than they saved (docs/performance.md).
+// The point formulas are HdiffPoint's static functions, so results are bit-identical to hdiff_portable
+// on the device (tests/weather/test_cosmo_tuned.cpp).
+#include "cosmo_cuda.hpp"
+
+#if TESSERA_CUDA_COMPILER
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "tessera/core/cuda_check.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/weather/hdiff.hpp"
+
+namespace tessera::weather::detail {
+namespace {
+
+// Warp-marching form: a warp covers 32 adjacent columns i (lanes 2..29 produce output, 28 per warp)
+// and marches up a strip of rows j in registers. Per row it loads one new value of `in` per lane
+// (two rows ahead) and one coefficient; the x-neighbours of `in` and of the Laplacian come from the
+// neighbouring lanes by shuffles, the y-neighbours from the registers of the previous rows. No shared
+// memory, no barriers, and every global load is a coalesced row.
+constexpr int kOut = 28;  // outputs per warp along x
+constexpr int kMarchWarps = 4;
+
+__global__ void __launch_bounds__(32 * kMarchWarps) hdiff_march(Grid G, const double* __restrict__ in,
+                                                               const double* __restrict__ coeff, double coeff0,
+                                                               double* __restrict__ out, int strip) {
+  const int lane = threadIdx.x;
+  const int64_t i = int64_t(blockIdx.x) * kOut - 2 + lane;
+  const int64_t js = (int64_t(blockIdx.y) * kMarchWarps + threadIdx.y) * strip;
+  if (js >= G.ny) return;  // the whole warp (threadIdx.y is uniform over a warp)
+  const int64_t je = js + strip < G.ny ? js + strip : G.ny;
+  const int64_t sx = G.sx(), lvl = G.plane() * int64_t(blockIdx.z);
+  const bool col_ok = i < G.nx + 2;                        // inside the allocation (ghosts included)
+  const bool out_ok = lane >= 2 && lane < 2 + kOut && i < G.nx;
+  const int64_t base = lvl + G.idx(col_ok ? i : 0, js);    // (i, js) of this level
+  // Rows js-2 .. je+1 are read; past those (or past the allocation) a lane reads nothing.
+  auto ld = [&](int64_t j) { return col_ok && j <= je + 1 ? __ldg(in + base + sx * (j - js)) : 0.0; };
+  auto ldc = [&](int64_t j) { return coeff ? (out_ok && j < je ? __ldg(coeff + base + sx * (j - js)) : 0.0) : coeff0; };
+  constexpr unsigned all = 0xffffffffu;
+  auto east = [&](double v) { return __shfl_down_sync(all, v, 1); };  // the value of lane + 1
+  auto west = [&](double v) { return __shfl_up_sync(all, v, 1); };    // the value of lane - 1
+  const double am2 = ld(js - 2);
+  double am1 = ld(js - 1), a0 = ld(js), a1 = ld(js + 1), a2 = ld(js + 2), a3 = ld(js + 3);
+  double cf0 = ldc(js), cf1 = ldc(js + 1);
+  double lm1 = HdiffPoint::lap5(am1, east(am1), west(am1), a0, am2);
+  double e0 = east(a0), w0 = west(a0);
+  double l0 = HdiffPoint::lap5(a0, e0, w0, a1, am1);
+  for (int64_t j = js; j < je; ++j) {
+    const double a4 = ld(j + 4), cf2 = ldc(j + 2);  // prefetch
+    const double e1 = east(a1), w1 = west(a1);
+    const double l1 = HdiffPoint::lap5(a1, e1, w1, a2, a0);  // lap(i, j+1)
+    const double le = east(l0), lw = west(l0);
+    const double fe = HdiffPoint::limit(l0, le, a0, e0);
+    const double fw = HdiffPoint::limit(lw, l0, w0, a0);
+    const double fn = HdiffPoint::limit(l0, l1, a0, a1);
+    const double fs = HdiffPoint::limit(lm1, l0, am1, a0);
+    if (out_ok) out[base + sx * (j - js)] = HdiffPoint::combine(a0, fe, fw, fn, fs, cf0);
+    am1 = a0, a0 = a1, a1 = a2, a2 = a3, a3 = a4;
+    lm1 = l0, l0 = l1, e0 = e1, w0 = w1;
+    cf0 = cf1, cf1 = cf2;
+  }
+}
+
+void launch_march(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
+                  double* out, int strip) {
+  const int64_t strips = (gr.ny + strip - 1) / strip;
+  TESSERA_REQUIRE((strips + kMarchWarps - 1) / kMarchWarps <= 65535,
+                  "weather::hdiff_march: too many rows per rank for TESSERA_HDIFF_STRIP (raise it)");
+  const dim3 grid(unsigned((gr.nx + kOut - 1) / kOut), unsigned((strips + kMarchWarps - 1) / kMarchWarps),
+                  unsigned(gr.nz));
+  hdiff_march<<<grid, dim3(32, kMarchWarps), 0, static_cast<cudaStream_t>(ex.stream)>>>(gr, in, coeff, coeff0, out,
+                                                                                       strip);
+  TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_march");
+}
+
+// TESSERA_HDIFF_STRIP = rows per warp (default 16) for benchmarking; measured on an H200 at 256^2 / 1024^2
+// x 80: 16 rows 66.6 / 82.0 %, 32 rows 64.9 / 80.7 % of the copy bandwidth (docs/performance.md).
+int env_int(const char* name, int dflt, int lo, int hi) {
+  const char* e = std::getenv(name);
+  if (!e || !*e) return dflt;
+  char* end = nullptr;
+  const long v = std::strtol(e, &end, 10);
+  if (*end != '\0' || v < lo || v > hi)
+    TESSERA_THROW(std::string(name) + "='" + e + "': expected an integer in [" + std::to_string(lo) + ", " +
+                  std::to_string(hi) + "]");
+  return int(v);
+}
+
+int strip_rows() {
+  static const int v = env_int("TESSERA_HDIFF_STRIP", 16, 1, 4096);
+  return v;
+}
+
+}  // namespace
+
+void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
+                double* out) {
+  TESSERA_REQUIRE(gr.g >= 2, "horizontal diffusion needs ghost width >= 2");
+  TESSERA_REQUIRE(gr.nz <= 65535, "weather::hdiff_march: at most 65535 levels per rank (one grid row per level)");
+  if (gr.nx <= 0 || gr.ny <= 0 || gr.nz <= 0) return;
+  launch_march(ex, gr, in, coeff, coeff0, out, strip_rows());
+}
+
+}  // namespace tessera::weather::detail
+#endif

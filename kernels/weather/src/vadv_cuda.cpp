@@ -1,0 +1,134 @@
+// The tuned CUDA COSMO vertical advection: one thread per column, the Thomas scratch kept on chip.
+//
+// The portable form writes c' to a scratch array and d' to out, then reads both back in the backward
+// sweep: 2 x 8 B per point of extra device-memory traffic beyond the protocol's phi, w read + out
+// written, and its per-level loads are dependent on nothing but come one level at a time, so few bytes
+// are in flight (24-30 % of the copy bandwidth, bench/results/20261130T0057Z-*).
+// Here a block is one warp of 32 adjacent columns. Each thread stages its own column of phi and w in
+// shared memory with asynchronous copies (cp.async, sm_80+): all 2 nz loads are issued at once, in
+// commit groups of kChunk levels, so a whole column is in flight without holding registers, and the
+// forward sweep starts as soon as the first group has landed. The sweep then overwrites phi(k) with
+// d'_k and w(k) with c'_k in place (both are read before they are overwritten), and the backward sweep
+// writes out directly: the scratch never leaves the multiprocessor. Shared memory per block is
+// 2 nz x 32 x 8 B (40 KB at nz = 80, five blocks per multiprocessor); a column that does not fit falls
+// back to the portable path. Each thread touches only its own column, so no barrier is needed beyond
+// cp.async.wait_group. The per-level arithmetic is VadvStep's, so results are bit-identical to
+// vadv_columns_portable on the device.
+// Measured on an H200 (docs/performance.md, "COSMO stencils"): 38 / 49 / 57 % of the copy bandwidth at
+// 256^2 / 512^2 / 1024^2 x 80 (portable: 24 / 29 / 29 %); with five one-warp blocks per multiprocessor
+// the serial Thomas chain (a double division per level) leaves it latency-bound, short of the 85 % goal.
+// A streaming variant (phi, w through registers, c' in shared memory, d' through out in L2) kept the
+// scratch off DRAM too but measured 39-44 %, and nvcc contracted its flux difference into an FMA the
+// other way round (a few ulp from the portable path), so it was dropped.
+#include "cosmo_cuda.hpp"
+
+#if TESSERA_CUDA_COMPILER
+#include <cuda_runtime.h>
+
+#include "tessera/core/cuda_check.hpp"
+#include "tessera/core/error.hpp"
+
+namespace tessera::weather::detail {
+namespace {
+
+constexpr int kCols = 32;   // columns per block (one warp, adjacent in x: coalesced 256 B rows)
+constexpr int kChunk = 16;  // levels per cp.async commit group
+
+__device__ __forceinline__ void copy_async8(double* dst, const double* src) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(s), "l"(src) : "memory");
+}
+__device__ __forceinline__ void commit_group() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// Wait until at most n groups are pending (n is clipped to 7, which only waits longer).
+__device__ __forceinline__ void wait_pending(int n) {
+  switch (n < 7 ? n : 7) {
+    case 0: asm volatile("cp.async.wait_group 0;\n" ::: "memory"); break;
+    case 1: asm volatile("cp.async.wait_group 1;\n" ::: "memory"); break;
+    case 2: asm volatile("cp.async.wait_group 2;\n" ::: "memory"); break;
+    case 3: asm volatile("cp.async.wait_group 3;\n" ::: "memory"); break;
+    case 4: asm volatile("cp.async.wait_group 4;\n" ::: "memory"); break;
+    case 5: asm volatile("cp.async.wait_group 5;\n" ::: "memory"); break;
+    case 6: asm volatile("cp.async.wait_group 6;\n" ::: "memory"); break;
+    default: asm volatile("cp.async.wait_group 7;\n" ::: "memory"); break;
+  }
+}
+
+__global__ void __launch_bounds__(kCols) vadv_column_smem(Grid G, VadvStep S, const double* __restrict__ in,
+                                                          const double* __restrict__ w, double* __restrict__ out) {
+  extern __shared__ double s_mem[];
+  const int lane = threadIdx.x;
+  const int nz = int(G.nz);
+  double* s_phi = s_mem;              // [nz][kCols]: phi(k), then d'_k
+  double* s_w = s_mem + nz * kCols;   // [nz][kCols]: w(k+1/2), then c'_k
+  const int64_t i = int64_t(blockIdx.x) * kCols + lane;
+  if (i >= G.nx) return;
+  const int64_t plane = G.plane();
+  for (int64_t j = blockIdx.y; j < G.ny; j += gridDim.y) {
+    const int64_t n0 = G.idx(i, j);
+    // Issue the whole column: group q holds levels [q kChunk, (q+1) kChunk).
+    const int groups = (nz + kChunk - 1) / kChunk;
+    for (int q = 0; q < groups; ++q) {
+      const int k1 = (q + 1) * kChunk < nz ? (q + 1) * kChunk : nz;
+      for (int k = q * kChunk; k < k1; ++k) {
+        copy_async8(s_phi + k * kCols + lane, in + n0 + plane * k);
+        if (k + 1 < nz) copy_async8(s_w + k * kCols + lane, w + n0 + plane * k);  // w(nz-1/2) unused: lid
+      }
+      commit_group();
+    }
+    // Forward sweep (VadvStep::forward), one group at a time as it lands.
+    double wm = 0.0, phim = 0.0, cpm = 0.0, dpm = 0.0;
+    wait_pending(groups - 1);
+    double phi = s_phi[lane];
+    for (int q = 0; q < groups; ++q) {
+      // Level k reads phi(k+1) and w(k): the next group must have landed for the last level of this one.
+      wait_pending(groups - 2 - q < 0 ? 0 : groups - 2 - q);
+      const int k1 = (q + 1) * kChunk < nz ? (q + 1) * kChunk : nz;
+      for (int k = q * kChunk; k < k1; ++k) {
+        const double wp = k + 1 < nz ? s_w[k * kCols + lane] : 0.0;
+        const double phip = k + 1 < nz ? s_phi[(k + 1) * kCols + lane] : 0.0;
+        S.forward(wm, wp, phim, phi, phip, cpm, dpm);
+        s_w[k * kCols + lane] = cpm;
+        s_phi[k * kCols + lane] = dpm;
+        wm = wp;
+        phim = phi;
+        phi = phip;
+      }
+    }
+    // Backward sweep: x_k = d'_k - c'_k x_{k+1}, straight to out.
+    double x = s_phi[(nz - 1) * kCols + lane];
+    out[n0 + plane * (nz - 1)] = x;
+    for (int k = nz - 2; k >= 0; --k) {
+      x = VadvStep::back(s_phi[k * kCols + lane], s_w[k * kCols + lane], x);
+      out[n0 + plane * k] = x;
+    }
+  }
+}
+
+}  // namespace
+
+bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
+               double* out) {
+  if (gr.nx <= 0 || gr.ny <= 0 || gr.nz <= 0) return true;
+  static const int optin = [] {
+    int dev = 0, v = 0;
+    TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return v;
+  }();
+  const size_t bytes = size_t(2) * size_t(gr.nz) * kCols * sizeof(double);
+  if (gr.nz > 65535 || bytes > size_t(optin)) return false;  // portable path (c' through scratch)
+  static size_t raised = 0;  // the dynamic shared-memory limit set so far (once per size increase)
+  if (bytes > raised) {
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(vadv_column_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(vadv_column_smem, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                            cudaSharedmemCarveoutMaxShared));
+    raised = bytes;
+  }
+  const dim3 grid(unsigned((gr.nx + kCols - 1) / kCols), unsigned(gr.ny < 65535 ? gr.ny : 65535));
+  vadv_column_smem<<<grid, kCols, bytes, static_cast<cudaStream_t>(ex.stream)>>>(gr, VadvStep::make(vp), in, w, out);
+  TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_smem");
+  return true;
+}
+
+}  // namespace tessera::weather::detail
+#endif

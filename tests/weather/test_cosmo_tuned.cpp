@@ -1,0 +1,128 @@
+// The tuned CUDA COSMO stencils (hdiff warp march, vadv with the Thomas scratch on chip) against the portable
+// forms: bit for bit on the device, to rounding against the host (FMA contraction on the device), on
+// random inputs, partial warps and strips, every ghost-fill kind (periodic, walls on x, y or both), with a
+// coefficient field and a constant coefficient, and columns from 1 level to more than fit on chip
+// (the portable fallback). On the host: the portable hdiff against the staged reference for every
+// ghost-fill kind.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "catch_compat.hpp"
+#include "tessera/weather/boundary.hpp"
+#include "tessera/weather/hdiff.hpp"
+#include "tessera/weather/vadv.hpp"
+#include "weather_test_util.hpp"
+
+using namespace tessera;
+using namespace tessera::weather;
+using namespace tessera::weather::test;
+
+namespace {
+
+SwParams boundary_kind(int kind) {
+  SwParams p;
+  p.wall_x = kind & 1;
+  p.wall_y = kind & 2;
+  return p;
+}
+
+// Largest |a - b| over the interior of every level.
+double max_diff(const Grid& gr, const std::vector<double>& a, const std::vector<double>& b) {
+  double err = 0;
+  for (int64_t k = 0; k < gr.nz; ++k)
+    for (int64_t j = 0; j < gr.ny; ++j)
+      for (int64_t i = 0; i < gr.nx; ++i) {
+        const size_t n = size_t(gr.idx(i, j, k));
+        err = std::max(err, std::abs(a[n] - b[n]));
+      }
+  return err;
+}
+
+// Random field with its ghosts filled for the given boundary kind (on the host).
+std::vector<double> random_with_ghosts(const Grid& gr, int kind, unsigned seed) {
+  const exec::Exec host(exec::Space::Host);
+  Buffer<double> a(size_t(gr.size3()), MemKind::Host);
+  const auto r = random_field(a.size(), -1.0, 1.0, seed);
+  std::copy(r.begin(), r.end(), a.begin());
+  scalar_fill_ghosts_local(host, gr, boundary_kind(kind), a.data());
+  return std::vector<double>(a.begin(), a.end());
+}
+
+}  // namespace
+
+TEST_CASE("hdiff portable path matches the staged reference for every boundary kind", "[weather][hdiff]") {
+  const int kind = GENERATE(0, 1, 2, 3);
+  const Grid gr = make_grid(37, 19, 1.0, 1.0, 2, 3);
+  const exec::Exec host(exec::Space::Host);
+  const auto in = random_with_ghosts(gr, kind, 100 + kind);
+  const size_t n3 = in.size();
+  Buffer<double> a(n3, MemKind::Host), o1(n3, MemKind::Host), o2(n3, MemKind::Host);
+  upload(a, in);
+  hdiff_fused(host, gr, a.data(), nullptr, 0.012, o1.data());
+  HdiffScratch w(gr, MemKind::Host);
+  hdiff_reference(host, gr, a.data(), nullptr, 0.012, w, o2.data());
+  INFO("boundary kind " << kind);
+  CHECK(max_diff(gr, download(o1), download(o2)) == 0.0);
+}
+
+TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hdiff][gpu]") {
+  TESSERA_GPU_TEST();
+  const int kind = GENERATE(0, 1, 2, 3);
+  const bool field = GENERATE(true, false);
+  // 75 x 37: partial warps in x (28 columns) and strips in y (16 rows); 256 x 64: 64 = 4 strips.
+  for (const Grid& gr : {make_grid(75, 37, 1.0, 1.0, 2, 5), make_grid(256, 64, 1.0, 1.0, 2, 3)}) {
+    const size_t n3 = size_t(gr.size3());
+    const auto in = random_with_ghosts(gr, kind, 200 + kind);
+    const auto cf = random_field(n3, 0.0, 0.015, 300);
+    std::vector<double> res[3];
+    for (int path = 0; path < 3; ++path) {  // 0: host, 1: device portable, 2: device tuned (entry point)
+      const exec::Exec ex(path ? exec::Space::Device : exec::Space::Host);
+      const MemKind mk = default_memkind(ex.space);
+      Buffer<double> a(n3, mk), c(n3, mk), o(n3, mk);
+      upload(a, in);
+      upload(c, cf);
+      o.zero();
+      const double* cp = field ? c.data() : nullptr;
+      if (path == 1) hdiff_portable(ex, gr, a.data(), cp, 0.0137, o.data());
+      else hdiff_fused(ex, gr, a.data(), cp, 0.0137, o.data());
+      exec::fence(ex);
+      res[path] = download(o);
+    }
+    INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx);
+    CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same formulas, same order (HdiffPoint)
+    CHECK(max_diff(gr, res[2], res[0]) < 1e-12);  // FMA contraction on the device: a few ulp of O(1)
+    // Ghosts are not written.
+    CHECK(res[2][size_t(gr.idx(-1, 0, 0))] == 0.0);
+    CHECK(res[2][size_t(gr.idx(gr.nx, gr.ny - 1, gr.nz - 1))] == 0.0);
+  }
+}
+
+TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vadv][gpu]") {
+  TESSERA_GPU_TEST();
+  // 1 and 2 levels (edge cases of the sweep), 17 and 80 (partial and whole cp.async groups of 16),
+  // 1000 (more than fits in shared memory: the entry point falls back to the portable path).
+  const int64_t nz = GENERATE(1, 2, 17, 80, 1000);
+  const Grid gr = make_grid(45, 7, 1.0, 1.0, 2, nz);
+  const size_t n3 = size_t(gr.size3());
+  const auto phi = random_field(n3, 0.0, 1.0, 400);
+  const auto w = random_field(n3, -1.0, 1.0, 401);
+  const VadvParams vp{10.0, 50.0, 0.6};
+  std::vector<double> res[3];
+  for (int path = 0; path < 3; ++path) {
+    const exec::Exec ex(path ? exec::Space::Device : exec::Space::Host);
+    const MemKind mk = default_memkind(ex.space);
+    Buffer<double> a(n3, mk), ww(n3, mk), sc(n3, mk), o(n3, mk);
+    upload(a, phi);
+    upload(ww, w);
+    o.zero();
+    if (path == 1) vadv_columns_portable(ex, gr, vp, a.data(), ww.data(), sc.data(), o.data());
+    else vadv_columns(ex, gr, vp, a.data(), ww.data(), sc.data(), o.data());
+    exec::fence(ex);
+    res[path] = download(o);
+  }
+  INFO("nz " << nz);
+  CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same VadvStep arithmetic in the same order
+  CHECK(max_diff(gr, res[2], res[0]) < 1e-12);
+  CHECK(res[2][size_t(gr.idx(-1, 0, 0))] == 0.0);  // ghost columns untouched
+}
