@@ -5,11 +5,11 @@ import subprocess
 import time
 
 USAGE = [
-    "To regenerate it: `scripts/validate --report` runs the CPU-sized set here (about 10 minutes on 2 cores).",
+    "To regenerate it: `scripts/validate --report` runs the CPU-sized set here (6 minutes of runs on 2 cores).",
     "The full-size set runs on a GPU machine in two halves; the first needs only the Python standard library:",
     "",
     "```",
-    "scripts/validate --gpu --runs-only --work out/validation-gpu    # on the GPU machine (build/cuda), < 4 min on one H200",
+    "scripts/validate --gpu --runs-only --work out/validation-gpu    # on the GPU machine (build/cuda); sized for < 4 min on one H200",
     "scripts/validate --gpu --checks-only --work out/validation-gpu --report    # here, on the copied out/validation-gpu",
     "```",
     "",
