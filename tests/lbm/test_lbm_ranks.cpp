@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "catch_compat.hpp"
+#include "tessera/lbm/solver/partition.hpp"
 #include "lbm_specs.hpp"
 #include "tessera/lbm/solver/simulation.hpp"
 
@@ -86,4 +87,22 @@ TEST_CASE("GPU: N ranks equal 1 rank bit for bit; GPU matches the host", "[lbm][
     REQUIRE(dr < 2e-6);
     REQUIRE(du < 2e-6);
   }
+}
+
+// The automatic rank grid splits where the halo is smallest and contiguous: z for a box long in z (not
+// x, which MPI_Dims_create would pick), never z for a 2-D lattice, and every rank's box tiles the grid.
+TEST_CASE("lbm partition: the automatic rank grid minimises the halo", "[lbm][mpi]") {
+  const int n = test::mpi_size();
+  Partition p = Partition::make(MPI_COMM_WORLD, {16, 16, 32}, {true, true, true});
+  CHECK(p.dims[0] * p.dims[1] * p.dims[2] == n);
+  if (n == 2) CHECK(p.dims == std::array<int, 3>{1, 1, 2});
+  if (n == 4) CHECK(p.dims == std::array<int, 3>{1, 1, 4});
+  int64_t cells = p.size[0] * p.size[1] * p.size[2], all = 0;
+  MPI_Allreduce(&cells, &all, 1, MPI_INT64_T, MPI_SUM, p.comm);
+  CHECK(all == 16 * 16 * 32);
+  MPI_Comm_free(&p.comm);
+  Partition q = Partition::make(MPI_COMM_WORLD, {24, 12, 1}, {false, false, true});
+  CHECK(q.dims[2] == 1);
+  if (n == 2) CHECK(q.dims == std::array<int, 3>{1, 2, 1});  // x faces are strided: split y
+  MPI_Comm_free(&q.comm);
 }

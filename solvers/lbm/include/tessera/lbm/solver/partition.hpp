@@ -20,7 +20,8 @@ struct Partition {
   MPI_Comm comm = MPI_COMM_NULL;                     // MPI_COMM_WORLD's ranks, Cartesian order
   int rank = 0, nranks = 1;
 
-  // Collective. dims entries > 0 are kept; z is never split for a 2-D lattice (global z == 1).
+  // Collective. dims entries > 0 are kept; z is never split for a 2-D lattice (global z == 1). The
+  // others are chosen for the fewest halo cells per rank, x faces (strided) counting double.
   static Partition make(MPI_Comm comm, std::array<int64_t, 3> global, std::array<bool, 3> periodic,
                         std::array<int, 3> dims = {0, 0, 0});
 };

@@ -43,7 +43,7 @@ struct SimulationSpec {
   CollisionParams collision;                   // walls table is filled from faces
   std::array<int64_t, 3> global{64, 64, 1};    // cells; z == 1 for D2Q9
   std::array<FaceBC, 6> faces{};               // x-, x+, y-, y+, z-, z+
-  std::array<int, 3> rank_dims{0, 0, 0};       // 0: chosen by MPI_Dims_create
+  std::array<int, 3> rank_dims{0, 0, 0};       // 0: chosen by Partition::make (fewest halo cells)
   KernelPath path = KernelPath::Reference;
   // Halo transport (case key parallel.transport); every choice gives bit-identical results.
   domain::Transport transport = domain::Transport::HostStaged;
