@@ -64,12 +64,13 @@ inline CollisionParams test_params(CollisionKind k, double smag = 0.0) {
   return p;
 }
 
-// One step of the naive scheme: collide every fluid cell (fp64), then pull-stream with bounce-back.
-// f is natural order (f[q*n + c] = f_q(c) before collision), unshifted.
+// The naive collision: every fluid cell of f (natural order, unshifted) collided in fp64; other cells
+// keep their values.
 template <class L, CollisionKind K>
-void naive_step(const GridLayout& g, const std::vector<uint8_t>& fl, const CollisionParams& p, std::vector<double>& f) {
+std::vector<double> naive_collide(const GridLayout& g, const std::vector<uint8_t>& fl, const CollisionParams& p,
+                                  const std::vector<double>& f) {
   const int64_t n = g.cells();
-  std::vector<double> post(f), out(f);
+  std::vector<double> post(f);
   const Relaxation<double> r = make_relaxation<double>(p);
   for (int64_t c = 0; c < n; ++c) {
     if (!is_fluid(fl[std::size_t(c)])) continue;
@@ -78,6 +79,16 @@ void naive_step(const GridLayout& g, const std::vector<uint8_t>& fl, const Colli
     collide<L, K, double>(fq, r, p.force[0], p.force[1], L::D == 3 ? p.force[2] : 0.0);
     for (int q = 0; q < L::Q; ++q) post[std::size_t(q * n + c)] = fq[q] + L::w(q);
   }
+  return post;
+}
+
+// One step of the naive scheme: collide every fluid cell (fp64), then pull-stream with bounce-back.
+// f is natural order (f[q*n + c] = f_q(c) before collision), unshifted.
+template <class L, CollisionKind K>
+void naive_step(const GridLayout& g, const std::vector<uint8_t>& fl, const CollisionParams& p, std::vector<double>& f) {
+  const int64_t n = g.cells();
+  const std::vector<double> post = naive_collide<L, K>(g, fl, p, f);
+  std::vector<double> out(f);
   for (int64_t k = 0; k < g.nz; ++k)
     for (int64_t j = 0; j < g.ny; ++j)
       for (int64_t i = 0; i < g.nx; ++i) {

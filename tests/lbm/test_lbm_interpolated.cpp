@@ -36,15 +36,8 @@ template <class L, CollisionKind K>
 void naive_bouzidi_step(const GridLayout& g, const std::vector<uint8_t>& fl, const CollisionParams& p,
                         std::vector<double>& f) {
   const int64_t n = g.cells();
-  std::vector<double> post(f), out(f);
-  const Relaxation<double> r = make_relaxation<double>(p);
-  for (int64_t c = 0; c < n; ++c) {
-    if (!is_fluid(fl[std::size_t(c)])) continue;
-    double fq[L::Q];
-    for (int q = 0; q < L::Q; ++q) fq[q] = f[std::size_t(q * n + c)] - L::w(q);
-    collide<L, K, double>(fq, r, p.force[0], p.force[1], L::D == 3 ? p.force[2] : 0.0);
-    for (int q = 0; q < L::Q; ++q) post[std::size_t(q * n + c)] = fq[q] + L::w(q);
-  }
+  const std::vector<double> post = naive_collide<L, K>(g, fl, p, f);
+  std::vector<double> out(f);
   auto P = [&](int q, int64_t c) { return post[std::size_t(q * n + c)]; };
   for (int64_t k = 0; k < g.nz; ++k)
     for (int64_t j = 0; j < g.ny; ++j)
