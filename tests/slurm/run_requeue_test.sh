@@ -105,9 +105,11 @@ output:
   diagnostics_every: 10
   checkpoint_every: 200
 EOF
-# One model day is about 2000 steps, ~8 s of CPU time; the time-limit mode needs a run that outlasts the
-# 5-35 s after which Slurm's warning signal arrives.
-if [ "$MODE" = timelimit ]; then sed -i 's/END_TIME/518400.0/' "$CASE"; else sed -i 's/END_TIME/86400.0/' "$CASE"; fi
+# One model day is about 2000 steps, ~15-30 s of CPU time here with the Arakawa-Lamb scheme (~8 s with
+# Sadourny's); the time-limit mode needs a run that outlasts the 5-35 s
+# after which Slurm's warning signal arrives, and few enough requeues (each costs ~30 s) to end within the
+# script's 220 s: three model days.
+if [ "$MODE" = timelimit ]; then sed -i 's/END_TIME/259200.0/' "$CASE"; else sed -i 's/END_TIME/86400.0/' "$CASE"; fi
 if [ "$SOLVER" = md ]; then
   # md: a 2,048-atom Langevin LJ liquid, ~6,000 steps (~20 s of CPU time here; 6x longer for the time-limit
   # mode), with every series the restart must continue: thermo.csv, msd.csv, the H5MD trajectory.
