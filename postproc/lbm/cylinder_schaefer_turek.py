@@ -25,14 +25,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import tessera_io as tio  # noqa: E402
 from validation_record import record  # noqa: E402
 
-# Tolerances of the report: the relative distance to the published range. With interpolated bounce-back
-# (boundary.curved: interpolated, the default; Bouzidi et al. 2001) at 20 cells per diameter and lattice
-# velocity 0.025 (the case file) the remaining distance is the LBM's compressibility error (it falls as
-# Mach^2) plus the grid; docs/lbm.md has the figures per resolution and Mach number. C_L's 4 %: at D = 20
+# Tolerances of the report: the relative distance to the published range. Issue 4 asks for dp and L_a
+# inside their ranges: tolerance 0. With interpolated bounce-back (boundary.curved: interpolated, the
+# default; Bouzidi et al. 2001) at 30 cells per diameter and lattice velocity 0.025 (the case file) C_D's
+# remaining +0.28 % is the LBM's compressibility error (it falls as Mach^2: 5.593 extrapolated to Mach 0)
+# plus the grid; docs/lbm.md has the figures per resolution and Mach number. C_L within 1 %: at D = 20
 # linear Bouzidi walls give C_L -3.4 % (0.01004-0.01007 at D = 10 and 20, 0.01040-0.01044 at D = 30 and 40:
 # a discretisation error of the wall closure; the force bookkeeping is exact, tests/lbm/test_lbm_force_balance.cpp). Half-way bounce-back
 # (the staircase, first order) gets the looser tolerances that tests/lbm/test_lbm_cylinder.cpp had for it.
-TOLERANCE = {"interpolated": {"C_D": 0.01, "C_L": 0.04, "dp": 0.01, "L_a": 0.01},
+TOLERANCE = {"interpolated": {"C_D": 0.005, "C_L": 0.01, "dp": 0.0, "L_a": 0.0},
              "halfway": {"C_D": 0.04, "C_L": 0.20, "dp": 0.04, "L_a": 0.03}}
 NOTE = {"interpolated": "interpolated bounce-back (Bouzidi), second order",
         "halfway": "staircase cylinder (half-way bounce-back), first order"}
