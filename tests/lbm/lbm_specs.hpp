@@ -70,6 +70,15 @@ inline SimulationSpec periodic_3d(LatticeKind k, Precision p, CollisionKind ck, 
   return s;
 }
 
+// Cells of the global lattice outside every body (spec.body < 0): the fluid a body force acts on.
+inline int64_t fluid_cells(const SimulationSpec& s) {
+  int64_t n = 0;
+  for (int64_t k = 0; k < s.global[2]; ++k)
+    for (int64_t j = 0; j < s.global[1]; ++j)
+      for (int64_t i = 0; i < s.global[0]; ++i) n += s.body(i, j, k) < 0;
+  return n;
+}
+
 // Density and velocity of a run, gathered on rank 0 of its communicator.
 struct Fields {
   std::vector<float> rho, u;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "catch_compat.hpp"
+#include "lbm_specs.hpp"
 #include "tessera/lbm/solver/app.hpp"
 
 using namespace tessera;
@@ -109,13 +110,7 @@ std::array<double, 3> total_wall_force(Simulation& sim) {
   return {f[0][0] + f[1][0] + f[2][0], f[0][1] + f[1][1] + f[2][1], f[0][2] + f[1][2] + f[2][2]};
 }
 
-int64_t fluid_cells(const SimulationSpec& s) {
-  int64_t n = 0;
-  for (int64_t k = 0; k < s.global[2]; ++k)
-    for (int64_t j = 0; j < s.global[1]; ++j)
-      for (int64_t i = 0; i < s.global[0]; ++i) n += s.body(i, j, k) < 0;
-  return n;
-}
+using fixtures::fluid_cells;
 }  // namespace
 
 TEST_CASE("Momentum exchange balances the fluid's momentum step by step (half-way, interpolated)", "[lbm][forces]") {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "catch_compat.hpp"
+#include "lbm_specs.hpp"
 #include "tessera/lbm/solver/app.hpp"
 #include "tessera/lbm/solver/forces.hpp"
 
@@ -38,13 +39,7 @@ SimulationSpec periodic_obstacle(LatticeKind k, Precision p, double g) {
   return s;
 }
 
-int64_t fluid_cells(const SimulationSpec& s) {
-  int64_t n = 0;
-  for (int64_t k = 0; k < s.global[2]; ++k)
-    for (int64_t j = 0; j < s.global[1]; ++j)
-      for (int64_t i = 0; i < s.global[0]; ++i) n += s.body(i, j, k) < 0;
-  return n;
-}
+using fixtures::fluid_cells;
 }  // namespace
 
 // Tolerance: relative 1e-3 of the total body force (the transient's momentum decays as exp(-t nu k^2);
