@@ -61,13 +61,6 @@ void segment_copy(const exec::Exec& ex, LatticeState& s, unsigned char* buf, con
   exec::parallel_for(ex, pack ? "lbm::halo_pack" : "lbm::halo_unpack", count, f);
 }
 
-int lattice_c(LatticeKind k, int q, int a) {
-  switch (k) {
-    case LatticeKind::D2Q9: return D2Q9::c(q, a);
-    case LatticeKind::D3Q19: return D3Q19::c(q, a);
-    default: return D3Q27::c(q, a);
-  }
-}
 
 }  // namespace
 

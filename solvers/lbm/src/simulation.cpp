@@ -10,13 +10,6 @@
 namespace tessera::lbm {
 
 namespace {
-int lattice_c(LatticeKind k, int q, int a) {
-  switch (k) {
-    case LatticeKind::D2Q9: return D2Q9::c(q, a);
-    case LatticeKind::D3Q19: return D3Q19::c(q, a);
-    default: return D3Q27::c(q, a);
-  }
-}
 int64_t wrap(int64_t i, int64_t n) { return ((i % n) + n) % n; }
 }  // namespace
 

@@ -78,6 +78,10 @@ struct D3Q27 {
 
 inline constexpr int lattice_q(LatticeKind k) { return k == LatticeKind::D2Q9 ? 9 : (k == LatticeKind::D3Q19 ? 19 : 27); }
 inline constexpr int lattice_dim(LatticeKind k) { return k == LatticeKind::D2Q9 ? 2 : 3; }
+// Component a of lattice velocity q of a lattice chosen at run time (host code: set-up, halo tables).
+inline constexpr int lattice_c(LatticeKind k, int q, int a) {
+  return k == LatticeKind::D2Q9 ? D2Q9::c(q, a) : (k == LatticeKind::D3Q19 ? D3Q19::c(q, a) : D3Q27::c(q, a));
+}
 const char* to_string(LatticeKind k);
 LatticeKind parse_lattice(const char* s);  // "D2Q9" | "D3Q19" | "D3Q27" (case-insensitive)
 
