@@ -2,7 +2,7 @@
 // per GPU, for the weak- and strong-scaling figures of issue 10. Run under mpiexec; rank 0 prints one
 // JSON line per configuration (bench/scaling/run collects them and computes the efficiencies).
 //
-//   mpiexec -n 2 bench_scaling [--device gpu|cpu] [--solver lbm|weather] [--mode weak|strong]
+//   mpiexec -n 2 bench_scaling [--device gpu|cpu] [--solver lbm|weather|md] [--mode weak|strong]
 //        [--size N] [--transport host|cuda_aware|nccl|auto] [--steps S] [--reps R] [--ceiling-gib G]
 //        [--precision fp32|fp16] [--kernel tuned|reference] [--levels L] [--overlap on|off]
 //
@@ -30,6 +30,10 @@
 #include "tessera/core/runtime.hpp"
 #include "tessera/domain/transport.hpp"
 #include "tessera/lbm/solver/simulation.hpp"
+#include "tessera/md/case_config.hpp"
+#include "tessera/md/decomposition.hpp"
+#include "tessera/md/simulation.hpp"
+#include "tessera/md/system_builder.hpp"
 #include "tessera/weather_solver/config.hpp"
 #include "tessera/weather_solver/model.hpp"
 
@@ -40,7 +44,7 @@ namespace {
 struct Options {
   std::string device, solver = "lbm", mode = "weak", transport = "host", precision = "fp32", kernel;
   int64_t size = 0;
-  int steps = 20, reps = 5, levels = 0;
+  int steps = 20, reps = 5, levels = 0, warmup = -1;
   double ceiling_gib = 0;
   bool overlap = true;
 };
@@ -66,6 +70,8 @@ struct Timing {
   int64_t global_cells = 0;
   std::string resolved;       // transport actually used
   std::string shape;
+  int64_t builds = 0;      // md: neighbour-list builds inside the timed steps (rank 0)
+  int64_t ghosts = 0;      // md: ghost atoms on rank 0 at the end
 };
 
 Timing run_lbm(const Options& o, exec::Space space, int P) {
@@ -122,6 +128,39 @@ Timing run_weather(const Options& o, exec::Space space, int P) {
   return t;
 }
 
+Timing run_md(const Options& o, exec::Space space, int P) {
+  const int64_t n = o.size;
+  const std::string yaml = fmt::format(
+      "system: {{source: lattice, lattice: fcc, cells: [{}, {}, {}], density: 0.8442}}\n"
+      "velocity: {{temperature: 1.44, seed: 87287}}\n"
+      "pair: {{style: lj, cutoff: 2.5}}\n"
+      "neighbor: {{skin: 0.3}}\n"
+      "run: {{steps: {}, dt: 0.005, integrator: nve, precision: mixed}}\n"
+      "parallel: {{transport: {}}}\n",
+      o.mode == "weak" ? n * P : n, n, n, o.warmup + o.steps, o.transport);
+  const Case c = Case::from_string(yaml, md::schema(), "<bench_scaling md>");
+  const md::CaseConfig k = md::read_config(c);
+  const md::InitialSystem init = md::build_initial(k, k.sim.units);
+  md::Simulation sim(space, k.sim, init.box, init.particles, md::build_potential(space, k, int(k.mass.size())),
+                     init.bonds, md::build_bond_params(k), MPI_COMM_WORLD, k.transport);
+  sim.setup();
+  auto advance = [&](int steps) {
+    for (int s = 0; s < steps; ++s) sim.step((sim.step_count() + 1) % 100 == 0);
+    exec::fence(sim.exec());
+  };
+  advance(o.warmup);
+  const int64_t b0 = sim.neighbors().stats().builds;
+  Timing t;
+  t.seconds = time_steps(MPI_COMM_WORLD, o.reps, [&] { advance(o.steps); });
+  t.builds = (sim.neighbors().stats().builds - b0) / std::max(1, o.reps);
+  t.ghosts = sim.particles().ghosts();
+  t.global_cells = sim.natoms();
+  const md::ParticleDecomposition* dd = sim.decomposition();
+  t.resolved = dd ? domain::to_string(dd->transport()) : "none";  // one rank: nothing moves
+  t.shape = fmt::format("{}x{}x{} fcc cells ({} atoms)", o.mode == "weak" ? n * P : n, n, n, sim.natoms());
+  return t;
+}
+
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr, "bench_scaling: %s (see the header of bench/scaling/bench_scaling.cpp)\n", why);
   std::exit(2);
@@ -147,6 +186,7 @@ int main(int argc, char** argv) {
     else if (a == "--transport") o.transport = next();
     else if (a == "--steps") o.steps = std::atoi(next().c_str());
     else if (a == "--reps") o.reps = std::atoi(next().c_str());
+    else if (a == "--warmup") o.warmup = std::atoi(next().c_str());
     else if (a == "--levels") o.levels = std::atoi(next().c_str());
     else if (a == "--precision") o.precision = next();
     else if (a == "--kernel") o.kernel = next();
@@ -157,12 +197,15 @@ int main(int argc, char** argv) {
     } else if (a == "--ceiling-gib") o.ceiling_gib = std::atof(next().c_str());
     else usage(("unknown option " + a).c_str());
   }
-  if (o.solver != "lbm" && o.solver != "weather") usage("--solver is lbm or weather");
+  if (o.solver != "lbm" && o.solver != "weather" && o.solver != "md") usage("--solver is lbm, weather or md");
   if (o.mode != "weak" && o.mode != "strong") usage("--mode is weak or strong");
   const exec::Space space = o.device == "gpu" ? exec::Space::Device : exec::Space::Host;
   rt.set_space(space);  // one GPU per rank, by node-local rank (as the solvers do)
   if (space == exec::Space::Host) o.kernel = "reference";
+  if (o.solver == "md" && o.size <= 0) o.size = space == exec::Space::Device ? 80 : 8;
   if (o.size <= 0) o.size = o.solver == "lbm" ? (space == exec::Space::Device ? 256 : 32) : (space == exec::Space::Device ? 4096 : 128);
+  if (o.solver == "md") o.precision = "mixed";
+  if (o.warmup < 0) o.warmup = o.solver == "md" ? 100 : 0;
   int P = 1, rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -170,7 +213,7 @@ int main(int argc, char** argv) {
   const bench::Ceiling ceil = bench::measure_copy_ceiling(space, std::size_t(o.ceiling_gib * double(1ull << 30)));
   Timing t;
   try {
-    t = o.solver == "lbm" ? run_lbm(o, space, P) : run_weather(o, space, P);
+    t = o.solver == "lbm" ? run_lbm(o, space, P) : o.solver == "md" ? run_md(o, space, P) : run_weather(o, space, P);
   } catch (const std::exception& e) {
     // A refused transport (no NCCL, MPI not CUDA-aware) or a size that does not fit: say so and stop
     // every rank with a status instead of std::terminate's SIGABRT.
@@ -180,7 +223,10 @@ int main(int argc, char** argv) {
   const double per_s = double(t.global_cells) * double(o.steps) / t.seconds;
   // Bytes per cell per step for the roofline fraction (DESIGN.md protocol): LBM D3Q19 2 Q b + 1;
   // weather sw step 27 x 8 B (bench_weather's count) plus tracers (3 stages x 4 arrays x 8 B per level).
-  const double bytes = o.solver == "lbm" ? 2.0 * 19 * (o.precision == "fp16" ? 2 : 4) + 1 : 27.0 * 8 + 96.0 * o.levels;
+  // md has no byte count of this kind (its roofline is not a streaming one): no fraction is recorded.
+  const double bytes = o.solver == "lbm" ? 2.0 * 19 * (o.precision == "fp16" ? 2 : 4) + 1
+                       : o.solver == "md" ? 0.0
+                                          : 27.0 * 8 + 96.0 * o.levels;
   if (rank == 0) {
     bench::Record r = bench::environment_record(space, ceil);
     r.set("benchmark", "scaling")
@@ -193,9 +239,13 @@ int main(int argc, char** argv) {
         .set("cells_per_rank", double(t.global_cells) / P).set("steps", o.steps).set("reps", o.reps)
         .set("kernel", o.kernel).set("precision", o.precision).set("levels", o.levels)
         .set("seconds_per_step", t.seconds / o.steps).set("throughput", per_s)
-        .set("throughput_unit", o.solver == "lbm" ? "cell-updates/s (LUPs/s)" : "cell-updates/s")
-        .set("bytes_per_cell", bytes)
-        .set("fraction_of_ceiling", per_s * bytes / (ceil.bytes_per_s * P));
+        .set("throughput_unit", o.solver == "lbm" ? "cell-updates/s (LUPs/s)"
+                                : o.solver == "md" ? "atom-steps/s" : "cell-updates/s");
+    if (o.solver == "md")  // global_cells / cells_per_rank hold atoms here
+      r.set("atoms", static_cast<long long>(t.global_cells)).set("warmup_steps", o.warmup)
+          .set("list_builds_timed", static_cast<long long>(t.builds)).set("ghosts_rank0", static_cast<long long>(t.ghosts));
+    else
+      r.set("bytes_per_cell", bytes).set("fraction_of_ceiling", per_s * bytes / (ceil.bytes_per_s * P));
     std::printf("%s\n", r.str().c_str());
     std::fflush(stdout);
   }
