@@ -11,4 +11,5 @@ list(APPEND TESSERA_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/walls.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/nose_hoover.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lattice.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/ghost_pack.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/src/ghost_pack.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/migrate.cpp)

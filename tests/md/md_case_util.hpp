@@ -1,5 +1,6 @@
 // Building an md Simulation from case-file text, as the `md` executable does (tests of the solver layer).
 #pragma once
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -30,8 +31,8 @@ inline void advance(Simulation& sim, int64_t to, int64_t thermo_every) {
 }
 
 template <class T>
-std::vector<T> host(const Buffer<T>& b) {
-  std::vector<T> h(b.size());
+std::vector<T> host(const Buffer<T>& b, std::size_t n = std::size_t(-1)) {
+  std::vector<T> h(std::min(n, b.size()));
   if (!h.empty()) copy_n(h.data(), MemKind::Host, b.data(), b.kind(), h.size());
   return h;
 }
@@ -41,17 +42,19 @@ bool same_bits(const std::vector<T>& a, const std::vector<T>& b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
 }
 
-// Every particle array in memory order, bit for bit.
+// Every particle array in memory order, bit for bit (owned + ghosts: the arrays may hold more entries).
 inline bool same_state(Simulation& a, Simulation& b) {
   Particles& p = a.particles();
   Particles& q = b.particles();
+  if (p.size() != q.size() || p.total() != q.total()) return false;
+  const auto n = std::size_t(p.total());
   bool ok = true;
   for (auto m : {&Particles::x, &Particles::y, &Particles::z, &Particles::vx, &Particles::vy, &Particles::vz,
                  &Particles::fx, &Particles::fy, &Particles::fz})
-    ok = ok && same_bits(host(p.*m), host(q.*m));
+    ok = ok && same_bits(host(p.*m, n), host(q.*m, n));
   for (auto m : {&Particles::ix, &Particles::iy, &Particles::iz, &Particles::type})
-    ok = ok && same_bits(host(p.*m), host(q.*m));
-  return ok && same_bits(host(p.id), host(q.id)) && a.step_count() == b.step_count() && a.time() == b.time();
+    ok = ok && same_bits(host(p.*m, n), host(q.*m, n));
+  return ok && same_bits(host(p.id, n), host(q.id, n)) && a.step_count() == b.step_count() && a.time() == b.time();
 }
 
 }  // namespace mdcase

@@ -1,6 +1,8 @@
 // Particles: allocation, host<->space transfers and the permutation used for spatial sorting.
 #include "tessera/md/particles.hpp"
 
+#include <algorithm>
+
 #include "tessera/core/error.hpp"
 
 namespace tessera::md {
@@ -41,6 +43,28 @@ void Particles::reset(int64_t n, int64_t g) {
   for (auto* b : {&type, &ix, &iy, &iz}) *b = Buffer<int>(s, mk, "md::particles");
   id = Buffer<int64_t>(s, mk, "md::id");
   for (auto* b : {&fx, &fy, &fz, &pe, &vir}) b->zero();
+}
+
+namespace {
+template <class T>
+void grow_keep(Buffer<T>& b, std::size_t cap, std::size_t keep) {
+  Buffer<T> nb(cap, b.kind(), "md::particles");
+  if (keep > 0) copy_n(nb.data(), nb.kind(), b.data(), b.kind(), keep);
+  b = std::move(nb);
+}
+}  // namespace
+
+void Particles::set_counts(int64_t n, int64_t g) {
+  TESSERA_REQUIRE(n >= 0 && g >= 0 && n + g < (int64_t(1) << 31), "particle count per rank must fit a 32-bit index");
+  if (n + g > capacity()) {
+    const auto cap = std::size_t(std::min<int64_t>(n + g + (n + g) / 4 + 64, (int64_t(1) << 31) - 1));
+    const auto keep = std::size_t(std::min<int64_t>(total(), capacity()));
+    for (auto* b : {&x, &y, &z, &vx, &vy, &vz, &fx, &fy, &fz, &pe, &vir}) grow_keep(*b, cap, keep);
+    for (auto* b : {&type, &ix, &iy, &iz}) grow_keep(*b, cap, keep);
+    grow_keep(id, cap, keep);
+  }
+  n_ = n;
+  nghost_ = g;
 }
 
 ParticleView Particles::view() {

@@ -58,42 +58,6 @@ std::array<int, 3> choose_dims(int p, const Box& box, double gc) {
   return best;
 }
 
-// Row layout of a migrating atom (ids and ints travel as doubles: exact below 2^53).
-constexpr int kRow = 16;
-void pack_row(const HostAtoms& a, std::size_t i, std::vector<double>& out) {
-  const double r[kRow] = {a.x[i],  a.y[i],  a.z[i],  a.vx[i], a.vy[i],          a.vz[i],          a.fx[i],          a.fy[i],
-                          a.fz[i], a.pe[i], a.vir[i], double(a.type[i]), double(a.ix[i]), double(a.iy[i]), double(a.iz[i]),
-                          double(a.id[i])};
-  out.insert(out.end(), r, r + kRow);
-  if (a.msd) out.push_back(a.rx0[i]), out.push_back(a.ry0[i]), out.push_back(a.rz0[i]);
-}
-void unpack_rows(const std::vector<double>& in, HostAtoms& a) {
-  const std::size_t w = kRow + (a.msd ? 3 : 0);
-  for (std::size_t o = 0; o + w <= in.size(); o += w) {
-    const double* r = in.data() + o;
-    a.x.push_back(r[0]), a.y.push_back(r[1]), a.z.push_back(r[2]);
-    a.vx.push_back(r[3]), a.vy.push_back(r[4]), a.vz.push_back(r[5]);
-    a.fx.push_back(r[6]), a.fy.push_back(r[7]), a.fz.push_back(r[8]);
-    a.pe.push_back(r[9]), a.vir.push_back(r[10]);
-    a.type.push_back(int(r[11])), a.ix.push_back(int(r[12])), a.iy.push_back(int(r[13])), a.iz.push_back(int(r[14]));
-    a.id.push_back(int64_t(r[15]));
-    if (a.msd) a.rx0.push_back(r[16]), a.ry0.push_back(r[17]), a.rz0.push_back(r[18]);
-  }
-}
-
-// Count first, then the payload: send `out` to dest, receive from src.
-std::vector<double> sendrecv(MPI_Comm comm, const std::vector<double>& out, int dest, int src, int tag) {
-  long long ns = (long long)out.size(), nr = 0;
-  check_mpi(MPI_Sendrecv(&ns, 1, MPI_LONG_LONG, dest, tag, &nr, 1, MPI_LONG_LONG, src, tag, comm, MPI_STATUS_IGNORE),
-            "MPI_Sendrecv (count)");
-  TESSERA_REQUIRE(ns < (1LL << 31) && nr < (1LL << 31), "md decomposition: message over 2^31 values; use more ranks");
-  std::vector<double> in(static_cast<std::size_t>(nr));
-  check_mpi(MPI_Sendrecv(out.data(), int(ns), MPI_DOUBLE, dest, tag + 1, in.data(), int(nr), MPI_DOUBLE, src, tag + 1,
-                         comm, MPI_STATUS_IGNORE),
-            "MPI_Sendrecv (payload)");
-  return in;
-}
-
 void wrap_all(HostAtoms& a, const Box& box) {
   for (std::size_t i = 0; i < std::size_t(a.size()); ++i) {
     a.ix[i] += box.wrap(a.x[i], 0);
@@ -104,8 +68,8 @@ void wrap_all(HostAtoms& a, const Box& box) {
 }  // namespace
 
 ParticleDecomposition::ParticleDecomposition(MPI_Comm comm, const Box& box, double ghost_cut, const exec::Exec& ex,
-                                             domain::Transport transport)
-    : gc_(ghost_cut), ex_(ex) {
+                                             domain::Transport transport, bool msd)
+    : gc_(ghost_cut), msd_(msd), ex_(ex) {
   check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
@@ -166,8 +130,18 @@ Box ParticleDecomposition::list_box(const Box& box) const {
   return b;
 }
 
-void ParticleDecomposition::select(HostAtoms& a, const Box& box) const {
+void ParticleDecomposition::select(HostAtoms& a, const Box& box) {
   wrap_all(a, box);
+  int64_t max_id = 0;
+  for (int64_t id : a.id) {
+    if (id < 0 || id >= (int64_t(1) << 53))
+      TESSERA_THROW(fmt::format("md: atom id {} is outside [0, 2^53): decomposed runs need non-negative ids that a "
+                                "double holds exactly; renumber the atoms of the input file",
+                                id));
+    max_id = std::max(max_id, id);
+  }
+  id_bits_ = 1;
+  while (id_bits_ < 63 && (max_id >> id_bits_) != 0) ++id_bits_;
   HostAtoms keep;
   keep.msd = a.msd;
   for (int64_t i = 0; i < a.size(); ++i) {
@@ -179,113 +153,156 @@ void ParticleDecomposition::select(HostAtoms& a, const Box& box) const {
   a = std::move(keep);
 }
 
-void ParticleDecomposition::migrate(HostAtoms& a, const Box& box) {
-  wrap_all(a, box);
+namespace {
+template <class T>
+void ensure(Buffer<T>& b, int64_t n, MemKind mk, const char* label) {
+  if (b.size() < std::size_t(n) || b.kind() != mk) b = Buffer<T>(std::size_t(std::max<int64_t>(n + n / 4, 1)), mk, label);
+}
+// Grow keeping the first `keep` entries.
+template <class T>
+void ensure_keep(Buffer<T>& b, int64_t n, int64_t keep, MemKind mk, const char* label) {
+  if (b.size() >= std::size_t(n) && b.kind() == mk) return;
+  Buffer<T> nb(std::size_t(std::max<int64_t>(n + n / 4, 1)), mk, label);
+  if (keep > 0) copy_n(nb.data(), mk, b.data(), b.kind(), std::size_t(keep));
+  b = std::move(nb);
+}
+}  // namespace
+
+void ParticleDecomposition::migrate(Particles& p, const Box& box) {
+  const MemKind mk = default_memkind(ex_.space);
+  const int w = atom_row_width(msd_);
+  if (spare_.ntypes() == 0) spare_ = Particles(p.space(), 0, p.mass());
+  p.set_counts(p.size(), 0);  // the ghosts of the last build are dropped
+  wrap_owned(ex_, p, box);
   for (int ax = 0; ax < 3; ++ax) {
-    const int d = dims_[std::size_t(ax)], me = coords_[std::size_t(ax)];
+    const int d = dims_[std::size_t(ax)];
     if (d == 1) continue;
-    HostAtoms keep;
-    keep.msd = a.msd;
-    std::vector<double> to_low, to_high;
-    for (int64_t i = 0; i < a.size(); ++i) {
-      const auto k = std::size_t(i);
-      const double x = ax == 0 ? a.x[k] : ax == 1 ? a.y[k] : a.z[k];
-      const int c = coord_of(x, box, ax);
-      if (c == me) {
-        keep.push(a, i);
-        continue;
-      }
-      const int up = periodic_[ax] ? (c - me + d) % d : c - me;
-      if (up == 1) pack_row(a, k, to_high);
-      else if (up == d - 1 || up == -1) pack_row(a, k, to_low);
-      else
-        TESSERA_THROW(fmt::format("md: atom id {} moved across more than one sub-box along {} between two neighbour-list "
-                                  "builds (the time step is far too large, or the system blew up)",
-                                  a.id[k], "xyz"[ax]));
+    const int64_t n = p.size();
+    ensure(code_, n, mk, "md::migrate_code");
+    ensure(sel_, n, mk, "md::migrate_sel");
+    AxisSplit sp;
+    sp.axis = ax, sp.lo = box.lo[ax], sp.L = box.L[ax], sp.dims = d, sp.me = coords_[std::size_t(ax)];
+    sp.periodic = periodic_[ax];
+    mark_leavers(ex_, p, sp, code_.data());
+    if (max_code(ex_, code_.data(), n) > 2) {
+      // Rare and fatal: find one offender on the host to name it.
+      std::vector<unsigned char> c(static_cast<std::size_t>(n));
+      std::vector<int64_t> id(static_cast<std::size_t>(n));
+      copy_n(c.data(), MemKind::Host, code_.data(), mk, c.size());
+      copy_n(id.data(), MemKind::Host, p.id.data(), p.id.kind(), id.size());
+      const auto k = std::size_t(std::find(c.begin(), c.end(), (unsigned char)3) - c.begin());
+      TESSERA_THROW(fmt::format("md: atom id {} moved across more than one sub-box along {} between two neighbour-list "
+                                "builds (the time step is far too large, or the system blew up)",
+                                id[k], "xyz"[ax]));
     }
-    a = std::move(keep);
-    unpack_rows(sendrecv(comm_, to_low, neighbor(ax, -1), neighbor(ax, +1), 100 + 4 * ax), a);
-    unpack_rows(sendrecv(comm_, to_high, neighbor(ax, +1), neighbor(ax, -1), 102 + 4 * ax), a);
+    int* low = sel_.data();
+    const int64_t nlow = select_code(ex_, code_.data(), n, 0xff, 1, low, scratch_);
+    int* high = low + nlow;
+    const int64_t nhigh = select_code(ex_, code_.data(), n, 0xff, 2, high, scratch_);
+    int* kept = high + nhigh;
+    const int64_t nkeep = select_code(ex_, code_.data(), n, 0xff, 0, kept, scratch_);
+    ensure(m_send_, int64_t(w) * (nlow + nhigh), mk, "md::migrate_send");
+    pack_atoms(ex_, p, low, nlow, msd_, m_send_.data());
+    pack_atoms(ex_, p, high, nhigh, msd_, m_send_.data() + int64_t(w) * nlow);
+    // Message 0 goes to the low neighbour (its sender here is the high one), message 1 the reverse.
+    Msg m[2] = {{neighbor(ax, -1), m_send_.data(), w * nlow, neighbor(ax, +1), nullptr, 0, 100 + 4 * ax},
+                {neighbor(ax, +1), m_send_.data() + int64_t(w) * nlow, w * nhigh, neighbor(ax, -1), nullptr, 0,
+                 102 + 4 * ax}};
+    exchange_counts(m, 2);
+    ensure(m_recv_, m[0].nr + m[1].nr, mk, "md::migrate_recv");
+    m[0].recv = m_recv_.data(), m[1].recv = m_recv_.data() + m[0].nr;
+    transfer(m, 2);
+    const int64_t r0 = m[0].nr / w, r1 = m[1].nr / w;
+    spare_.set_counts(nkeep + r0 + r1, 0);
+    if (msd_)
+      for (auto* b : {&spare_.rx0, &spare_.ry0, &spare_.rz0})
+        *b = Buffer<double>(std::size_t(nkeep + r0 + r1), mk, "md::msd_reference");
+    gather_atoms(ex_, p, kept, nkeep, m[0].recv, r0, m[1].recv, r1, msd_, spare_);
+    std::swap(p, spare_);
   }
 }
 
-void ParticleDecomposition::sort(HostAtoms& a, const Box& box, double range) const {
+void ParticleDecomposition::sort(Particles& p, const Box& box, double range, Buffer<int>* order_out) {
+  const MemKind mk = default_memkind(ex_.space);
+  if (spare_.ntypes() == 0) spare_ = Particles(p.space(), 0, p.mass());
   const Box lb = list_box(box);
   int nc[3];
   for (int k = 0; k < 3; ++k) nc[k] = std::max(1, int(std::floor(lb.L[k] / range)));
-  const auto n = std::size_t(a.size());
-  std::vector<int64_t> key(n);
-  const std::vector<double>* pos[3] = {&a.x, &a.y, &a.z};
-  for (std::size_t i = 0; i < n; ++i) {
-    int64_t kk = 0;
-    for (int k = 2; k >= 0; --k) {
-      int c = int(((*pos[k])[i] - lb.lo[k]) / lb.L[k] * nc[k]);
-      c = c < 0 ? 0 : (c < nc[k] ? c : nc[k] - 1);
-      kk = kk * nc[k] + c;
-    }
-    key[i] = kk;
+  const int64_t n = p.size();
+  ensure(sel_, n, mk, "md::migrate_sel");
+  cell_id_order(ex_, p, lb, nc, id_bits_, sel_.data(), scratch_);
+  spare_.set_counts(n, 0);
+  if (msd_)
+    for (auto* b : {&spare_.rx0, &spare_.ry0, &spare_.rz0}) *b = Buffer<double>(std::size_t(n), mk, "md::msd_reference");
+  gather_atoms(ex_, p, sel_.data(), n, nullptr, 0, nullptr, 0, msd_, spare_);
+  if (order_out) {
+    *order_out = Buffer<int>(std::size_t(std::max<int64_t>(n, 1)), mk, "md::sort_order");
+    if (n > 0) copy_n(order_out->data(), mk, sel_.data(), mk, std::size_t(n), ex_.stream);
   }
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t(0));
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t p, std::size_t q) { return key[p] != key[q] ? key[p] < key[q] : a.id[p] < a.id[q]; });
-  HostAtoms s;
-  s.msd = a.msd;
-  for (std::size_t i : order) s.push(a, int64_t(i));
-  a = std::move(s);
+  std::swap(p, spare_);
 }
 
-void ParticleDecomposition::build_ghosts(const HostAtoms& a, const Box& box, HostGhosts& g) {
+void ParticleDecomposition::build_ghosts(Particles& p, const Box& box) {
+  const MemKind mk = default_memkind(ex_.space);
   stages_.clear();
-  g = HostGhosts{};
-  const int64_t nown = a.size();
-  auto coord = [&](int64_t i, int ax) {
-    const auto k = std::size_t(i);
-    if (i < nown) return ax == 0 ? a.x[k] : ax == 1 ? a.y[k] : a.z[k];
-    const auto j = std::size_t(i - nown);
-    return ax == 0 ? g.x[j] : ax == 1 ? g.y[j] : g.z[j];
-  };
+  const int64_t nown = p.size();
+  p.set_counts(nown, 0);
+  int64_t nidx = 0;  // entries of d_idx_ in use
   for (int ax = 0; ax < 3; ++ax) {
     if (dims_[std::size_t(ax)] == 1) continue;
     // Both directions of an axis send from the same candidates (owned + ghosts of earlier axes), so an
     // atom received from one side is not sent straight back (LAMMPS' swap order).
-    const int64_t ncand = nown + g.size();
-    const double lo = sub_lo(box, ax), hi = sub_hi(box, ax);
-    std::vector<Stage> two;
-    for (int dir : {-1, +1}) {
-      Stage s;
+    const int64_t ncand = p.total();
+    ensure(code_, ncand, mk, "md::migrate_code");
+    ensure_keep(d_idx_, nidx + 2 * ncand, nidx, mk, "md::ghost_send_idx");
+    mark_faces(ex_, p, ncand, ax, sub_lo(box, ax) + gc_, sub_hi(box, ax) - gc_, code_.data());
+    Stage st[2];
+    Msg m[2];
+    int64_t nsend_axis = 0;
+    for (int k = 0; k < 2; ++k) {
+      const int dir = k == 0 ? -1 : +1;
+      Stage& s = st[k];
       s.axis = ax, s.dir = dir;
       s.dest = neighbor(ax, dir), s.src = neighbor(ax, -dir);
       const int edge = dir < 0 ? 0 : dims_[std::size_t(ax)] - 1;
       s.shift = (periodic_[ax] && coords_[std::size_t(ax)] == edge) ? -dir : 0;
-      if (s.dest != MPI_PROC_NULL)
-        for (int64_t i = 0; i < ncand; ++i) {
-          const double x = coord(i, ax);
-          if (dir < 0 ? x < lo + gc_ : x >= hi - gc_) s.idx.push_back(int(i));
-        }
-      two.push_back(std::move(s));
+      s.send_off = nidx;
+      const unsigned char bit = k == 0 ? 1 : 2;
+      s.nsend = s.dest == MPI_PROC_NULL ? 0 : select_code(ex_, code_.data(), ncand, bit, bit, d_idx_.data() + nidx, scratch_);
+      nidx += s.nsend;
+      nsend_axis += s.nsend;
     }
-    for (Stage& s : two) {
-      std::vector<double> out;
-      out.reserve(s.idx.size() * 5);
-      const double sh = s.shift * box.L[ax];
-      for (int i : s.idx) {
-        double x[3] = {coord(i, 0), coord(i, 1), coord(i, 2)};
-        x[ax] += sh;
-        const bool own = i < nown;
-        const auto k = std::size_t(own ? i : i - nown);
-        out.insert(out.end(), {x[0], x[1], x[2], double(own ? a.type[k] : g.type[k]), double(own ? a.id[k] : g.id[k])});
-      }
-      const std::vector<double> in = sendrecv(comm_, out, s.dest, s.src, 200 + 4 * ax + (s.dir > 0 ? 2 : 0));
-      s.recv_first = nown + g.size();
-      s.nrecv = int64_t(in.size() / 5);
-      for (std::size_t o = 0; o + 5 <= in.size(); o += 5) {
-        g.x.push_back(in[o]), g.y.push_back(in[o + 1]), g.z.push_back(in[o + 2]);
-        g.type.push_back(int(in[o + 3])), g.id.push_back(int64_t(in[o + 4]));
-      }
-      stages_.push_back(std::move(s));
+    ensure(m_send_, kGhostRow * nsend_axis, mk, "md::migrate_send");
+    int64_t off = 0;
+    for (int k = 0; k < 2; ++k) {
+      Stage& s = st[k];
+      double shift[3] = {0, 0, 0};
+      shift[ax] = s.shift * box.L[ax];
+      double* buf = m_send_.data() + off;
+      pack_ghosts(ex_, p, d_idx_.data() + s.send_off, s.nsend, shift, buf);
+      m[k] = Msg{s.dest, buf, kGhostRow * s.nsend, s.src, nullptr, 0, 200 + 4 * ax + (s.dir > 0 ? 2 : 0)};
+      off += kGhostRow * s.nsend;
+    }
+    exchange_counts(m, 2);
+    ensure(m_recv_, m[0].nr + m[1].nr, mk, "md::migrate_recv");
+    m[0].recv = m_recv_.data(), m[1].recv = m_recv_.data() + m[0].nr;
+    transfer(m, 2);
+    int64_t first = p.total();
+    const int64_t nr0 = m[0].nr / kGhostRow, nr1 = m[1].nr / kGhostRow;
+    p.set_counts(nown, p.ghosts() + nr0 + nr1);
+    for (int k = 0; k < 2; ++k) {
+      Stage& s = st[k];
+      s.nrecv = k == 0 ? nr0 : nr1;
+      s.recv_first = first;
+      unpack_ghosts(ex_, p, first, s.nrecv, m[k].recv);
+      first += s.nrecv;
+      stages_.push_back(s);
     }
   }
+  int64_t nsend = 0, nrecv = 0;
+  for (const Stage& s : stages_) nsend += s.nsend, nrecv += s.nrecv;
+  ensure(d_send_, 3 * nsend, mk, "md::ghost_send");
+  ensure(d_recv_, 3 * nrecv, mk, "md::ghost_recv");
 }
 
 std::vector<double> ParticleDecomposition::sum(const std::vector<double>& local) const {

@@ -1,11 +1,13 @@
 // The parts of the md engine that differ on several ranks (see decomposition.hpp): global sums, the
-// host-side redistribution at a list rebuild, and the restore of a checkpoint onto a rank grid.
+// redistribution at a list rebuild (in the particles' space), and the restore of a checkpoint onto a
+// rank grid.
 #include <fmt/format.h>
 
 #include <unordered_map>
 
 #include "tessera/core/error.hpp"
 #include "tessera/md/decomposition.hpp"
+#include "tessera/md/migrate.hpp"
 #include "tessera/md/simulation.hpp"
 
 namespace tessera::md {
@@ -52,43 +54,34 @@ void Simulation::download_owned(HostAtoms& a) {
   if (cfg_.msd) get_n(a.rx0, p.rx0, n), get_n(a.ry0, p.ry0, n), get_n(a.rz0, p.rz0, n);
 }
 
-// Owned atoms (wrapped, in this rank's sub-box) -> sorted, ghosts built, uploaded; bonds re-listed.
-void Simulation::distribute(HostAtoms& a, const Box& box) {
-  dd_->sort(a, box, nl_.rc() + nl_.skin());
-  HostGhosts g;
-  dd_->build_ghosts(a, box, g);
-  const int64_t n = a.size(), ng = g.size();
-  particles_.reset(n, ng);
-  auto cat = [](std::vector<double> v, const std::vector<double>& gh) {
-    v.insert(v.end(), gh.begin(), gh.end());
-    return v;
-  };
-  const std::vector<double> zeros(std::size_t(ng), 0.0);
-  const std::vector<int> izeros(std::size_t(ng), 0);
+// Owned atoms (wrapped, in this rank's sub-box) from the host into particles_, without ghosts.
+void Simulation::upload_owned(const HostAtoms& a) {
+  const int64_t n = a.size();
+  particles_.reset(n, 0);
   Particles& p = particles_;
-  put_n(p.x, cat(a.x, g.x)), put_n(p.y, cat(a.y, g.y)), put_n(p.z, cat(a.z, g.z));
-  for (auto [d, h] : {std::pair{&p.vx, &a.vx}, {&p.vy, &a.vy}, {&p.vz, &a.vz}, {&p.fx, &a.fx}, {&p.fy, &a.fy},
-                      {&p.fz, &a.fz}, {&p.pe, &a.pe}, {&p.vir, &a.vir}})
-    put_n(*d, cat(*h, zeros));
-  std::vector<int> type = a.type;
-  type.insert(type.end(), g.type.begin(), g.type.end());
-  put_n(p.type, type);
-  for (auto [d, h] : {std::pair{&p.ix, &a.ix}, {&p.iy, &a.iy}, {&p.iz, &a.iz}}) {
-    std::vector<int> v = *h;
-    v.insert(v.end(), izeros.begin(), izeros.end());
-    put_n(*d, v);
-  }
-  std::vector<int64_t> id = a.id;
-  id.insert(id.end(), g.id.begin(), g.id.end());
-  put_n(p.id, id);
+  for (auto [d, h] : {std::pair{&p.x, &a.x}, {&p.y, &a.y}, {&p.z, &a.z}, {&p.vx, &a.vx}, {&p.vy, &a.vy},
+                      {&p.vz, &a.vz}, {&p.fx, &a.fx}, {&p.fy, &a.fy}, {&p.fz, &a.fz}, {&p.pe, &a.pe}, {&p.vir, &a.vir}})
+    put_n(*d, *h);
+  for (auto [d, h] : {std::pair{&p.type, &a.type}, {&p.ix, &a.ix}, {&p.iy, &a.iy}, {&p.iz, &a.iz}}) put_n(*d, *h);
+  put_n(p.id, a.id);
   if (cfg_.msd) {
     for (auto* b : {&p.rx0, &p.ry0, &p.rz0}) *b = Buffer<double>(std::size_t(n), default_memkind(ex_.space), "md::msd_reference");
     put_n(p.rx0, a.rx0), put_n(p.ry0, a.ry0), put_n(p.rz0, a.rz0);
   }
-  dd_->upload_plan();
+}
+
+// Owned atoms in place (after migration or upload_owned) -> sorted, ghosts built (in the particles'
+// space); bonds re-listed. order_out: the sort's permutation (restore applies it to the current positions).
+void Simulation::distribute(const Box& box, Buffer<int>* order_out) {
+  dd_->sort(particles_, box, nl_.rc() + nl_.skin(), order_out);
+  dd_->build_ghosts(particles_, box);
   if (all_bonds_.empty()) return;
   // Each owned atom lists its bonds; the partner is found among owned atoms and ghosts by id. A partner
-  // that is not there would silently drop a force: refuse instead.
+  // that is not there would silently drop a force: refuse instead. (Bonded runs re-list on the host: the
+  // ids of owned atoms and ghosts come down once per rebuild.)
+  const int64_t n = particles_.size(), ng = particles_.ghosts();
+  std::vector<int64_t> id;
+  get_n(id, particles_.id, n + ng);
   std::unordered_map<int64_t, int> local;
   local.reserve(std::size_t(n + ng));
   for (int64_t i = n + ng - 1; i >= 0; --i) local[id[std::size_t(i)]] = int(i);
@@ -136,12 +129,20 @@ void Simulation::restore_decomposed(const io::CheckpointReader& r) {
   a.id = r.read_local_all<int64_t>("id");
   TESSERA_REQUIRE(int64_t(a.id.size()) == natoms_, path + ": /local/id has the wrong length");
   dd_->select(a, list_box_);
-  distribute(a, list_box_);
+  upload_owned(a);
+  const auto n = std::size_t(a.size());
+  const MemKind mk = default_memkind(ex_.space);
+  Buffer<double> cur[3];
+  const std::vector<double>* now[3] = {&a.x0, &a.y0, &a.z0};
+  for (int k = 0; k < 3; ++k) {
+    cur[k] = Buffer<double>(std::max<std::size_t>(n, 1), mk, "md::restore_positions");
+    put_n(cur[k], *now[k]);
+  }
+  Buffer<int> order;
+  distribute(list_box_, &order);
   nl_.build(ex_, particles_, dd_->list_box(list_box_));
-  const auto n = std::size_t(particles_.size());
-  copy_n(particles_.x.data(), particles_.x.kind(), a.x0.data(), MemKind::Host, n);
-  copy_n(particles_.y.data(), particles_.y.kind(), a.y0.data(), MemKind::Host, n);
-  copy_n(particles_.z.data(), particles_.z.kind(), a.z0.data(), MemKind::Host, n);
+  Buffer<double>* pos[3] = {&particles_.x, &particles_.y, &particles_.z};
+  for (int k = 0; k < 3; ++k) gather_values(ex_, cur[k].data(), order.data(), int64_t(n), pos[k]->data());
   dd_->forward(particles_, box_);
   exec::fence(ex_);
 }

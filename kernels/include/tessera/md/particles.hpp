@@ -47,6 +47,12 @@ class Particles {
   int64_t ghosts() const { return nghost_; }
   // Reallocate for n owned particles and g ghosts (contents undefined; forces, pe, vir zeroed).
   void reset(int64_t n, int64_t g);
+  // Decomposed runs (md/decomposition): n owned and g ghosts without reallocating while the arrays hold
+  // n + g entries; otherwise they grow (with head-room) keeping their first total() entries. The MSD
+  // references (rx0..) are not touched: the caller sizes them.
+  void set_counts(int64_t n, int64_t g);
+  // Entries every per-particle array holds (>= total()).
+  int64_t capacity() const { return int64_t(x.size()); }
   int ntypes() const { return int(h_mass_.size()); }
   const std::vector<double>& mass() const { return h_mass_; }
   ParticleView view();

@@ -1,0 +1,328 @@
+// The tuned CUDA stream-collide with two x-adjacent cells per thread ("pair kernel").
+//
+// Why: the one-cell kernel (tuned_cuda.cpp) moves one 2-byte (fp16) or 4-byte (fp32) value per population
+// and thread, so a warp's request is 64 or 128 bytes. Here a thread owns the cells at padded x = 2m and
+// 2m + 1 of one row and moves both values of a population with one 4-byte (fp16: two halves) or 8-byte
+// (fp32: float2) access: 128- or 256-byte warp requests and half the memory instructions and index
+// arithmetic per cell. The padded row pitch px = nx + 2 must be even (nx even), so every pair starts at
+// an even element and the pair accesses are aligned; a pair may hold a ghost cell (x = 0 or px - 1),
+// which is never updated.
+//
+// Even AA step: every access is local (slot q and opp(q) at the cell itself): pair loads, pair stores
+// (single 16/32-bit stores where only one cell of the pair is updated).
+// Odd AA step, warps whose updated cells all carry kNoWallNeighbour (pure streaming): the reads at
+// x - c_q with c_q,x = +-1 are misaligned by one cell for the pair. Each lane loads the aligned pair and
+// takes the missing value from its neighbour lane (__shfl_up/down_sync); lane 0 (31) loads the one value
+// that lies in the previous (next) warp's pair itself. The writes at x + c_q are shuffled the same way:
+// the aligned target pair receives one value from this lane and one from the neighbour lane, and lanes
+// 31/0 write the single value that falls into the next/previous warp's pair. Any other odd-step warp (a
+// wall next to one of its cells) takes the general per-cell path of the reference (aa_load / aa_store
+// with bounce-back) for each of its two cells. The collision is one call of the same collide() as the
+// reference for each cell, in every path.
+//
+// Index arithmetic is 32-bit (unsigned, one base pointer): the pair kernel is used when Q * cells < 2^32
+// (e.g. D3Q27 up to 540^3 per rank), nx is even and the lattice is 3-D; otherwise tuned_cuda.cpp runs
+// the one-cell kernel. tests/lbm/test_tuned.cpp checks it against the portable reference on random
+// populations (both parities, walls, moving walls, force fields, odd and even widths).
+#include "lattice_impl.hpp"
+#include "lattice_ops.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/lbm/lattice_state.hpp"
+
+#if TESSERA_CUDA_COMPILER
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "tessera/core/cuda_check.hpp"
+#endif
+
+namespace tessera::lbm::detail {
+
+#if TESSERA_CUDA_COMPILER
+namespace {
+
+__constant__ WallTable c_pair_walls;
+
+// Two storage values of one population (cells x0, x0 + 1) as one aligned access.
+template <class S>
+struct PairOps;
+
+template <>
+struct PairOps<float> {
+  using V = float2;
+  __device__ static void unpack(V v, float& lo, float& hi) { lo = v.x, hi = v.y; }
+  __device__ static V pack(float lo, float hi) { return make_float2(lo, hi); }
+  __device__ static float lo_of(V v) { return v.x; }
+  __device__ static float hi_of(V v) { return v.y; }
+  // The neighbour lane's high (low) value, as float.
+  __device__ static float hi_from_below(V v) { return __shfl_up_sync(0xffffffffu, v.y, 1); }
+  __device__ static float lo_from_above(V v) { return __shfl_down_sync(0xffffffffu, v.x, 1); }
+};
+
+template <>
+struct PairOps<half_t> {
+  using V = uint32_t;  // low 16 bits: cell x0, high 16 bits: cell x0 + 1
+  __device__ static void unpack(V v, float& lo, float& hi) {
+    __half2 h;
+    std::memcpy(&h, &v, 4);
+    const float2 r = __half22float2(h);
+    lo = r.x, hi = r.y;
+  }
+  __device__ static V pack(float lo, float hi) {
+    const __half2 h = __floats2half2_rn(lo, hi);  // round to nearest even, each half: = Storage::store
+    V v;
+    std::memcpy(&v, &h, 4);
+    return v;
+  }
+  __device__ static float lo_of(V v) { return half_bits_to_float(uint16_t(v & 0xffffu)); }
+  __device__ static float hi_of(V v) { return half_bits_to_float(uint16_t(v >> 16)); }
+  __device__ static float hi_from_below(V v) { return hi_of(__shfl_up_sync(0xffffffffu, v, 1)); }
+  __device__ static float lo_from_above(V v) { return lo_of(__shfl_down_sync(0xffffffffu, v, 1)); }
+};
+
+// Loads, optionally with an L2 prefetch-size hint of 256 bytes (PTX ld.global.L2::256B, sm_80+): the L2
+// fetches the whole 256-byte block around the access from DRAM.
+template <bool PF>
+__device__ inline float2 ld_pair(const float2* p) {
+  if constexpr (PF) {
+    float2 v;
+    asm volatile("ld.global.L2::256B.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p));
+    return v;
+  } else {
+    return *p;
+  }
+}
+template <bool PF>
+__device__ inline uint32_t ld_pair(const uint32_t* p) {
+  if constexpr (PF) {
+    uint32_t v;
+    asm volatile("ld.global.L2::256B.b32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+  } else {
+    return *p;
+  }
+}
+
+struct PairGeom {
+  uint32_t n;      // padded cells (= stride between populations)
+  uint32_t px;     // padded row pitch (even)
+  uint32_t pxy;    // padded plane size
+  uint32_t ppr;    // pairs per padded row = px / 2
+  uint32_t pairs;  // pairs per plane handled: ppr * ny
+};
+
+template <class L, class S, CollisionKind K, int BX, int MB, bool PF>
+__global__ void __launch_bounds__(BX, MB)
+    stream_collide_pair(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<float> a, PairGeom g) {
+  using P = PairOps<S>;
+  using V = typename P::V;
+  constexpr int Q = L::Q;
+  const unsigned lane = threadIdx.x & 31u;
+  const uint32_t t0 = blockIdx.x * uint32_t(BX) + threadIdx.x;
+  const bool valid = t0 < g.pairs;
+  const uint32_t t = valid ? t0 : g.pairs - 1;  // lanes past the plane's end idle on a valid address
+  const uint32_t j = t / g.ppr;
+  const uint32_t x0 = 2u * (t - j * g.ppr);
+  const uint32_t c = x0 + g.px * (j + 1u) + g.pxy * (blockIdx.y + 1u);  // padded index of cell x0
+  const uint32_t fl2 = __ldg(reinterpret_cast<const uint16_t*>(flags + c));
+  const uint8_t fl_lo = uint8_t(fl2 & 0xffu), fl_hi = uint8_t(fl2 >> 8);
+  const bool up_lo = valid && x0 != 0u && is_fluid(fl_lo);
+  const bool up_hi = valid && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
+  if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;  // warp-uniform
+
+  bool fast = true;  // odd step: pure streaming for the whole warp
+  if (a.odd) {
+    const bool ok = (!up_lo || (fl_lo & kNoWallNeighbour)) && (!up_hi || (fl_hi & kNoWallNeighbour));
+    fast = __all_sync(0xffffffffu, ok);
+  }
+  // Which neighbour lanes update their cells (for the shuffled stores).
+  const uint32_t b_hi = __ballot_sync(0xffffffffu, up_hi), b_lo = __ballot_sync(0xffffffffu, up_lo);
+  const bool below_hi = lane != 0u && ((b_hi >> (lane - 1u)) & 1u);    // lane - 1 updates its x0 + 1
+  const bool above_lo = lane != 31u && ((b_lo >> (lane + 1u)) & 1u);   // lane + 1 updates its x0
+
+  const uint32_t n = g.n;
+  float lo[Q], hi[Q];
+  if (!a.odd) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) P::unpack(ld_pair<PF>(reinterpret_cast<const V*>(f + (uint32_t(q) * n + c))), lo[q], hi[q]);
+  } else if (fast) {
+    P::unpack(ld_pair<PF>(reinterpret_cast<const V*>(f + c)), lo[0], hi[0]);
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; ++q) {
+      const int cx = L::c(q, 0);
+      const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
+      const uint32_t e = uint32_t(opposite(q)) * n + c - uint32_t(yz);  // slot opp(q), pair at x0 - (0, c_y, c_z)
+      const V v = ld_pair<PF>(reinterpret_cast<const V*>(f + e));
+      if (cx == 0) {
+        P::unpack(v, lo[q], hi[q]);
+      } else if (cx == 1) {  // from x - 1: (x0 - 1, x0)
+        float below = P::hi_from_below(v);
+        if (lane == 0u && up_lo) below = Storage<S>::load(f[e - 1u]);
+        lo[q] = below;
+        hi[q] = P::lo_of(v);
+      } else {  // from x + 1: (x0 + 1, x0 + 2)
+        float above = P::lo_from_above(v);
+        if (lane == 31u && up_hi) above = Storage<S>::load(f[e + 2u]);
+        lo[q] = P::hi_of(v);
+        hi[q] = above;
+      }
+    }
+  } else {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) lo[q] = hi[q] = 0.f;
+    if (up_lo) aa_load<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c), lo);
+    if (up_hi) aa_load<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c) + 1, hi);
+  }
+
+  float Flo[3] = {a.Fx, a.Fy, a.Fz}, Fhi[3] = {a.Fx, a.Fy, a.Fz};
+  if (a.force) {
+    TESSERA_LBM_UNROLL
+    for (int d = 0; d < 3; ++d) {
+      Flo[d] += a.force[uint32_t(d) * n + c];
+      Fhi[d] += a.force[uint32_t(d) * n + c + 1u];
+    }
+  }
+  collide<L, K, float>(lo, a.relax, Flo[0], Flo[1], Flo[2]);
+  collide<L, K, float>(hi, a.relax, Fhi[0], Fhi[1], Fhi[2]);
+
+  // A pair store at element e (even) of the values (vlo, vhi), each written only where its flag is set.
+  auto put = [&](uint32_t e, float vlo, float vhi, bool wlo, bool whi) {
+    if (wlo && whi) {
+      *reinterpret_cast<V*>(f + e) = P::pack(vlo, vhi);
+    } else {
+      if (wlo) f[e] = Storage<S>::store(vlo);
+      if (whi) f[e + 1u] = Storage<S>::store(vhi);
+    }
+  };
+  if (!a.odd) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) put(uint32_t(opposite(q)) * n + c, lo[q], hi[q], up_lo, up_hi);
+  } else if (fast) {
+    put(c, lo[0], hi[0], up_lo, up_hi);
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; ++q) {
+      const int cx = L::c(q, 0);
+      const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
+      const uint32_t e = uint32_t(q) * n + c + uint32_t(yz);  // slot q, pair at x0 + (0, c_y, c_z)
+      if (cx == 0) {
+        put(e, lo[q], hi[q], up_lo, up_hi);
+      } else if (cx == 1) {  // x0 - 1 -> x0 (from lane - 1), x0 -> x0 + 1, x0 + 1 -> x0 + 2 (next pair)
+        const float below = __shfl_up_sync(0xffffffffu, hi[q], 1);
+        put(e, below, lo[q], below_hi, up_lo);
+        if (lane == 31u && up_hi) f[e + 2u] = Storage<S>::store(hi[q]);
+      } else {  // x0 -> x0 - 1 (previous pair), x0 + 1 -> x0, x0 + 2 -> x0 + 1 (from lane + 1)
+        const float above = __shfl_down_sync(0xffffffffu, lo[q], 1);
+        put(e, hi[q], above, up_hi, above_lo);
+        if (lane == 0u && up_lo) f[e - 1u] = Storage<S>::store(lo[q]);
+      }
+    }
+  } else {
+    if (up_lo) aa_store<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c), lo);
+    if (up_hi) aa_store<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c) + 1, hi);
+  }
+}
+
+// Launch configuration: 128 threads x minimum resident blocks per SM (__launch_bounds__). Registers per
+// thread (ptxas, BGK): D3Q19 fp16 96 at 5 blocks; D3Q19 fp32 118 at 4 (5 blocks spill 16 bytes); D3Q27
+// 128 at 4 (fp32 spills 12 bytes).
+template <class L, class S>
+constexpr int pair_min_blocks() {
+  return (L::Q <= 19 && sizeof(S) == 2) ? 5 : 4;
+}
+
+template <class L, class S, CollisionKind K, int BX, int MB, bool PF>
+void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGeom& pg) {
+  const GridLayout& g = s.grid();
+  const dim3 grid(unsigned((uint64_t(pg.pairs) + BX - 1) / BX), unsigned(g.nz));
+  stream_collide_pair<L, S, K, BX, MB, PF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg);
+}
+
+// Tuning variants (BGK only, the benchmark's collision): TESSERA_LBM_PAIR=BXxMB[pf] picks the block size,
+// the minimum blocks per SM and the L2 256-byte prefetch hint at run time; "off" runs the one-cell kernel.
+std::string pair_variant() {
+  static const std::string v = [] {
+    const char* e = std::getenv("TESSERA_LBM_PAIR");
+    return std::string(e ? e : "");
+  }();
+  return v;
+}
+
+template <class L, class S, CollisionKind K>
+void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const PairGeom& pg) {
+  const StepArgs<float> a = make_step_args<float>(s, p);
+  const auto st = static_cast<cudaStream_t>(ex.stream);
+  TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_pair_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
+  constexpr int MB = pair_min_blocks<L, S>();
+  if constexpr (K == CollisionKind::BGK) {
+    const std::string& v = pair_variant();
+    if (v == "128x4pf") go<L, S, K, 128, 4, true>(st, s, a, pg);
+    else if (v == "128x5") go<L, S, K, 128, 5, false>(st, s, a, pg);
+    else if (v == "256x2") go<L, S, K, 256, 2, false>(st, s, a, pg);
+    else if (v == "128x4") go<L, S, K, 128, 4, false>(st, s, a, pg);
+    else if (v == "128x6") go<L, S, K, 128, 6, false>(st, s, a, pg);
+    else if (v == "128x5pf") go<L, S, K, 128, 5, true>(st, s, a, pg);
+    else go<L, S, K, 128, MB, false>(st, s, a, pg);
+  } else {
+    go<L, S, K, 128, MB, false>(st, s, a, pg);
+  }
+  TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_pair");
+}
+
+template <class L, class S>
+void by_collision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const PairGeom& pg) {
+  switch (p.kind) {
+    case CollisionKind::BGK: launch<L, S, CollisionKind::BGK>(ex, s, p, pg); break;
+    case CollisionKind::TRT: launch<L, S, CollisionKind::TRT>(ex, s, p, pg); break;
+    case CollisionKind::Regularized: launch<L, S, CollisionKind::Regularized>(ex, s, p, pg); break;
+  }
+}
+
+template <class L>
+bool by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const PairGeom& pg) {
+  switch (s.precision()) {
+    case Precision::FP32: by_collision<L, float>(ex, s, p, pg); return true;
+    case Precision::FP16: by_collision<L, half_t>(ex, s, p, pg); return true;
+    case Precision::FP64: return false;
+  }
+  return false;
+}
+}  // namespace
+#endif
+
+bool tuned_pair_applicable(const LatticeState& s) {
+  const GridLayout& g = s.grid();
+  const uint64_t n = uint64_t(g.cells());
+  return s.lattice() != LatticeKind::D2Q9 && s.precision() != Precision::FP64 && g.gz == 1 && g.nx % 2 == 0 &&
+         uint64_t(s.q()) * n < (uint64_t(1) << 32) && uint64_t(g.px() / 2) * uint64_t(g.ny) < (uint64_t(1) << 31) &&
+         g.nz <= 65535;
+}
+
+bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+#if TESSERA_CUDA_COMPILER
+  if (!tuned_pair_applicable(s) || pair_variant() == "off") return false;
+  const GridLayout& g = s.grid();
+  PairGeom pg;
+  pg.n = uint32_t(g.cells());
+  pg.px = uint32_t(g.px());
+  pg.pxy = uint32_t(g.px() * g.py());
+  pg.ppr = pg.px / 2u;
+  pg.pairs = uint32_t(uint64_t(pg.ppr) * uint64_t(g.ny));
+  switch (s.lattice()) {
+    case LatticeKind::D3Q19: return by_precision<D3Q19>(ex, s, p, pg);
+    case LatticeKind::D3Q27: return by_precision<D3Q27>(ex, s, p, pg);
+    case LatticeKind::D2Q9: return false;
+  }
+  return false;
+#else
+  (void)ex;
+  (void)s;
+  (void)p;
+  return false;
+#endif
+}
+
+}  // namespace tessera::lbm::detail
