@@ -61,12 +61,13 @@ Simulation::Simulation(exec::Space space, const SimConfig& cfg, const Box& box, 
     double gc = pot_.rc_max() + cfg.skin;
     for (const BondParam& bp : bond_params)
       if (bp.style == int(BondStyle::fene)) gc = std::max(gc, bp.r0);
-    dd_ = std::make_unique<ParticleDecomposition>(comm, box_, gc, ex_, transport);
+    dd_ = std::make_unique<ParticleDecomposition>(comm, box_, gc, ex_, transport, cfg.msd);
     all_bonds_ = bonds;
     HostAtoms a;
     download_owned(a);  // all atoms, with the MSD references set above
     dd_->select(a, box_);
-    distribute(a, box_);
+    upload_owned(a);
+    distribute(box_);
   }
   // Momentum is conserved by NVE and Nose-Hoover along every periodic axis (walls take it up along
   // theirs), not by Langevin.
@@ -93,11 +94,9 @@ Simulation& Simulation::operator=(Simulation&&) noexcept = default;
 
 void Simulation::rebuild() {
   list_box_ = box_;
-  if (dd_) {
-    HostAtoms a;
-    download_owned(a);
-    dd_->migrate(a, box_);
-    distribute(a, box_);
+  if (dd_) {  // migration, sort and ghosts stay in the particles' space (decomposition.hpp)
+    dd_->migrate(particles_, box_);
+    distribute(box_);
     nl_.build(ex_, particles_, dd_->list_box(box_));
     return;
   }

@@ -122,10 +122,12 @@ class Simulation {
   void step_npt();
   void maybe_rebuild();
   void rebuild();
-  // Decomposed runs (simulation_decomposed.cpp): global sums in rank order, and the host-side rebuild.
+  // Decomposed runs (simulation_decomposed.cpp): global sums in rank order, the redistribution at a
+  // rebuild, and set-up/restore from host atoms.
   ThermoSums sums(bool energies);
   double kinetic();
-  void distribute(HostAtoms& owned, const Box& box);
+  void distribute(const Box& box, Buffer<int>* order_out = nullptr);
+  void upload_owned(const HostAtoms& a);
   void download_owned(HostAtoms& a);
   void restore_decomposed(const io::CheckpointReader& r);
   void restore_particles(const io::CheckpointReader& r, const Box& list_box);  // one rank
