@@ -7,8 +7,8 @@ usage: scripts/validate [--gpu] [--build DIR] [--only ID[,ID...]] [--report [FIL
   --gpu          full-size runs on the GPU (the entries' `gpu` overrides, --device gpu, build/cuda)
   --build        build directory holding bin/lbm, bin/md, bin/weather (default build/cpu, or build/cuda with --gpu)
   --only         run only these entries (ids from --list)
-  --report       where to write the Markdown report (default docs/validation.md; its PNGs go beside it in
-                 <report stem>/)
+  --report       where to write the Markdown report (default docs/validation.md, with --gpu docs/validation-gpu.md;
+                 its PNGs go beside it in <report stem>/)
   --work         where the runs write their output (default out/validation[-gpu])
   --runs-only    run the solvers and stop: no checks, no report. Needs only the Python standard library
                  (for the GPU machine); writes WORK/runs.json (host, commit, command lines, times, sizes)
@@ -110,7 +110,7 @@ def main():
     ap.add_argument("--gpu", action="store_true")
     ap.add_argument("--build")
     ap.add_argument("--only")
-    ap.add_argument("--report", nargs="?", const=DEFAULT_REPORT, default=DEFAULT_REPORT)
+    ap.add_argument("--report", nargs="?", const="", default="")
     ap.add_argument("--work")
     ap.add_argument("--list", action="store_true")
     mode = ap.add_mutually_exclusive_group()
@@ -134,6 +134,9 @@ def main():
             sys.exit(f"validate: unknown id(s) {sorted(unknown)} (see scripts/validate --list)")
         entries = [e for e in entries if e["id"] in want]
     size = "gpu" if a.gpu else "cpu"
+    # The full-size (GPU) report sits beside the CPU-sized one instead of replacing it.
+    if not a.report:
+        a.report = DEFAULT_REPORT if size == "cpu" else os.path.join(ROOT, "docs", "validation-gpu.md")
     build = os.path.abspath(a.build or os.path.join(ROOT, "build", "cuda" if a.gpu else "cpu"))
     work = os.path.abspath(a.work or os.path.join(ROOT, "out", "validation-gpu" if a.gpu else "validation"))
     if a.dry_run:
