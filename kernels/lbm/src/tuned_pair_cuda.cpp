@@ -107,12 +107,16 @@ __device__ inline uint32_t ld_pair(const uint32_t* p) {
   }
 }
 
+// Thread t of plane k (blockIdx.y) owns the cells base + 2t and base + 2t + 1, base = the plane's first
+// cell at y = 1 (padded), rounded down to a multiple of `align` cells: with align = 64, every warp's pair
+// accesses of the local slots are whole 128-byte (fp16) or 256-byte (fp32) blocks; the cells before the
+// first row (ghost row y = 0) are idle lanes. The planes' rows are contiguous, so a warp may span rows.
 struct PairGeom {
   uint32_t n;      // padded cells (= stride between populations)
   uint32_t px;     // padded row pitch (even)
   uint32_t pxy;    // padded plane size
-  uint32_t ppr;    // pairs per padded row = px / 2
-  uint32_t pairs;  // pairs per plane handled: ppr * ny
+  uint32_t align;  // base alignment in cells (even; 1 << k)
+  uint32_t pairs;  // threads per plane: (px * ny + align) / 2 rounded up
 };
 
 template <class L, class S, CollisionKind K, int BX, int MB, bool PF>
@@ -122,16 +126,19 @@ __global__ void __launch_bounds__(BX, MB)
   using V = typename P::V;
   constexpr int Q = L::Q;
   const unsigned lane = threadIdx.x & 31u;
-  const uint32_t t0 = blockIdx.x * uint32_t(BX) + threadIdx.x;
-  const bool valid = t0 < g.pairs;
-  const uint32_t t = valid ? t0 : g.pairs - 1;  // lanes past the plane's end idle on a valid address
-  const uint32_t j = t / g.ppr;
-  const uint32_t x0 = 2u * (t - j * g.ppr);
-  const uint32_t c = x0 + g.px * (j + 1u) + g.pxy * (blockIdx.y + 1u);  // padded index of cell x0
+  const uint32_t plane = g.pxy * (blockIdx.y + 1u);
+  const uint32_t base = (plane + g.px) & ~(g.align - 1u);
+  const uint32_t end = plane + g.pxy - g.px;  // ghost row y = py - 1
+  const uint32_t t = blockIdx.x * uint32_t(BX) + threadIdx.x;
+  const bool valid = base + 2u * t < end;
+  const uint32_t c = valid ? base + 2u * t : end - 2u;  // padded index of the pair's first cell (even)
+  const uint32_t y = (c - plane) / g.px;
+  const uint32_t x0 = c - plane - y * g.px;
+  const bool row = valid && c >= plane + g.px;  // lanes before the first row (alignment), past the last: idle
   const uint32_t fl2 = __ldg(reinterpret_cast<const uint16_t*>(flags + c));
   const uint8_t fl_lo = uint8_t(fl2 & 0xffu), fl_hi = uint8_t(fl2 >> 8);
-  const bool up_lo = valid && x0 != 0u && is_fluid(fl_lo);
-  const bool up_hi = valid && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
+  const bool up_lo = row && x0 != 0u && is_fluid(fl_lo);
+  const bool up_hi = row && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
   if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;  // warp-uniform
 
   bool fast = true;  // odd step: pure streaming for the whole warp
@@ -251,6 +258,16 @@ std::string pair_variant() {
   return v;
 }
 
+// TESSERA_LBM_PAIR_ALIGN=N (cells, a power of two >= 2): the warps' base alignment (PairGeom); tuning.
+uint32_t pair_align() {
+  static const uint32_t a = [] {
+    const char* e = std::getenv("TESSERA_LBM_PAIR_ALIGN");
+    const long v = e ? std::atol(e) : 2;
+    return (v >= 2 && v <= 256 && (v & (v - 1)) == 0) ? uint32_t(v) : 2u;
+  }();
+  return a;
+}
+
 template <class L, class S, CollisionKind K>
 void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const PairGeom& pg) {
   const StepArgs<float> a = make_step_args<float>(s, p);
@@ -309,8 +326,8 @@ bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParam
   pg.n = uint32_t(g.cells());
   pg.px = uint32_t(g.px());
   pg.pxy = uint32_t(g.px() * g.py());
-  pg.ppr = pg.px / 2u;
-  pg.pairs = uint32_t(uint64_t(pg.ppr) * uint64_t(g.ny));
+  pg.align = pair_align();
+  pg.pairs = uint32_t((uint64_t(pg.px) * uint64_t(g.ny) + pg.align + 1u) / 2u);
   switch (s.lattice()) {
     case LatticeKind::D3Q19: return by_precision<D3Q19>(ex, s, p, pg);
     case LatticeKind::D3Q27: return by_precision<D3Q27>(ex, s, p, pg);
