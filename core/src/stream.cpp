@@ -6,13 +6,18 @@
 
 namespace tessera {
 
-Stream::Stream(exec::Space space) : space_(space) {
+Stream::Stream(exec::Space space, Priority priority) : space_(space) {
 #if TESSERA_HAVE_CUDA
   if (space_ == exec::Space::Device) {
     cudaStream_t s = nullptr;
-    TESSERA_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    int least = 0, greatest = 0;  // numerically: greatest priority is the lowest number
+    TESSERA_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    TESSERA_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking,
+                                                    priority == Priority::High ? greatest : least));
     h_ = s;
   }
+#else
+  (void)priority;
 #endif
 }
 Stream::~Stream() {

@@ -64,7 +64,8 @@ HaloTransport::HaloTransport(MPI_Comm comm, Transport requested, const exec::Exe
   recv_req_.assign(size_t(n), MPI_REQUEST_NULL);
   if (transport_ == Transport::Nccl) {
     nccl_ = nccl_comm_for(comm);
-    comm_stream_ = std::make_unique<Stream>(exec::Space::Device);
+    // High priority: the NCCL kernel gets SMs while the interior update fills the GPU (overlap).
+    comm_stream_ = std::make_unique<Stream>(exec::Space::Device, Stream::Priority::High);
     packed_ = std::make_unique<Event>(exec::Space::Device);
     arrived_ = std::make_unique<Event>(exec::Space::Device);
   } else

@@ -7,12 +7,23 @@
 #include "catch_compat.hpp"
 #include "tessera/core/buffer.hpp"
 #include "tessera/core/exec.hpp"
+#include "tessera/core/stream.hpp"
+
+#if TESSERA_CUDA_COMPILER
+#include <cuda_runtime.h>
+#endif
 
 using namespace tessera;
 using exec::Range2;
 using exec::Range3;
 
 namespace {
+struct FillConst {
+  double* p;
+  double v;
+  TESSERA_HD void operator()(int64_t i) const { p[i] = v; }
+};
+
 std::vector<double> random_vec(std::size_t n, unsigned seed) {
   std::mt19937_64 g(seed);
   std::uniform_real_distribution<double> d(-1.0, 1.0);
@@ -165,4 +176,30 @@ TEST_CASE("GPU back end matches the host back end on random data", "[gpu][exec]"
     const auto rg = run_kernels(exec::Space::Device, in, nx, ny, nz);
     check_against_serial(rg, in, nx, ny, nz, false);
   }
+}
+
+TEST_CASE("a high-priority stream gets the device's greatest priority, a normal one its least", "[gpu][exec]") {
+  TESSERA_GPU_TEST();
+#if TESSERA_CUDA_COMPILER
+  int least = 0, greatest = 0;
+  REQUIRE(cudaDeviceGetStreamPriorityRange(&least, &greatest) == cudaSuccess);
+  REQUIRE(greatest < least);  // Hopper has several priority levels; without them the test would be void
+  Stream hi(exec::Space::Device, Stream::Priority::High), lo(exec::Space::Device);
+  int p_hi = 0, p_lo = 0;
+  REQUIRE(cudaStreamGetPriority(static_cast<cudaStream_t>(hi.handle()), &p_hi) == cudaSuccess);
+  REQUIRE(cudaStreamGetPriority(static_cast<cudaStream_t>(lo.handle()), &p_lo) == cudaSuccess);
+  CHECK(p_hi == greatest);
+  CHECK(p_lo == least);
+  // Work on both still runs: a kernel on each stream.
+  Buffer<double> a(64, MemKind::Device), b(64, MemKind::Device);
+  exec::parallel_for(hi.exec(), "test::hi", 64, FillConst{a.data(), 1.0});
+  exec::parallel_for(lo.exec(), "test::lo", 64, FillConst{b.data(), 2.0});
+  hi.synchronize();
+  lo.synchronize();
+  std::vector<double> ha(64), hb(64);
+  copy_n(ha.data(), MemKind::Host, a.data(), MemKind::Device, 64);
+  copy_n(hb.data(), MemKind::Host, b.data(), MemKind::Device, 64);
+  CHECK(ha[63] == 1.0);
+  CHECK(hb[0] == 2.0);
+#endif
 }

@@ -9,7 +9,11 @@ namespace tessera {
 
 class Stream {
  public:
-  explicit Stream(exec::Space space);  // creates a non-blocking CUDA stream on the device
+  enum class Priority { Normal, High };
+  // Creates a non-blocking CUDA stream on the device. High: the device's greatest stream priority, for
+  // communication (NCCL) work that runs beside a grid-filling kernel: the block scheduler then serves the
+  // few blocks of the communication kernel first instead of after every block of the big kernel.
+  explicit Stream(exec::Space space, Priority priority = Priority::Normal);
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
