@@ -111,12 +111,23 @@ __device__ inline uint32_t ld_pair(const uint32_t* p) {
 // cell at y = 1 (padded), rounded down to a multiple of `align` cells: with align = 64, every warp's pair
 // accesses of the local slots are whole 128-byte (fp16) or 256-byte (fp32) blocks; the cells before the
 // first row (ghost row y = 0) are idle lanes. The planes' rows are contiguous, so a warp may span rows.
+// Bit q set: the lattice neighbour x + c_q of padded cell c is a wall.
+template <class L>
+__device__ inline uint32_t wall_mask(const uint8_t* __restrict__ flags, const GridLayout& g, uint32_t c) {
+  uint32_t m = 0;
+  TESSERA_LBM_UNROLL
+  for (int q = 1; q < L::Q; ++q)
+    if (flag_kind(flags[int64_t(c) + g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]) == kWall) m |= 1u << q;
+  return m;
+}
+
 struct PairGeom {
   uint32_t n;      // padded cells (= stride between populations)
   uint32_t px;     // padded row pitch (even)
   uint32_t pxy;    // padded plane size
   uint32_t align;  // base alignment in cells (even; 1 << k)
   uint32_t pairs;  // threads per plane: (px * ny + align) / 2 rounded up
+  uint32_t inline_walls;  // 1: odd-step bounce-back inside the shuffled path; 0: per-cell path per warp
 };
 
 template <class L, class S, CollisionKind K, int BX, int MB, bool PF>
@@ -141,10 +152,20 @@ __global__ void __launch_bounds__(BX, MB)
   const bool up_hi = row && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
   if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;  // warp-uniform
 
-  bool fast = true;  // odd step: pure streaming for the whole warp
+  // Odd step: the shuffled streaming path ("fast") for the warp, unless a cell has a wall neighbour and
+  // walls are not handled inline (g.inline_walls == 0: such warps take the per-cell path).
+  // Inline walls: a cell with a wall neighbour reads its neighbours' flags into wm (bit q: the cell at
+  // x + c_q is a wall); the shuffled streaming skips those links and the cell bounces them back itself.
+  bool fast = true;
+  uint32_t wm_lo = 0, wm_hi = 0;
   if (a.odd) {
     const bool ok = (!up_lo || (fl_lo & kNoWallNeighbour)) && (!up_hi || (fl_hi & kNoWallNeighbour));
-    fast = __all_sync(0xffffffffu, ok);
+    if (g.inline_walls) {
+      if (up_lo && !(fl_lo & kNoWallNeighbour)) wm_lo = wall_mask<L>(flags, a.grid, c);
+      if (up_hi && !(fl_hi & kNoWallNeighbour)) wm_hi = wall_mask<L>(flags, a.grid, c + 1u);
+    } else {
+      fast = __all_sync(0xffffffffu, ok);
+    }
   }
   // Which neighbour lanes update their cells (for the shuffled stores).
   const uint32_t b_hi = __ballot_sync(0xffffffffu, up_hi), b_lo = __ballot_sync(0xffffffffu, up_lo);
@@ -178,11 +199,33 @@ __global__ void __launch_bounds__(BX, MB)
         hi[q] = above;
       }
     }
+    if (wm_lo | wm_hi) {  // links from a wall (x - c_q is a wall, bit opp(q)): the cell's own slot q + term
+      TESSERA_LBM_UNROLL
+      for (int q = 1; q < Q; ++q) {
+        const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+        if ((wm_lo >> opposite(q)) & 1u)
+          lo[q] = Storage<S>::load(f[uint32_t(q) * n + c]) + wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) - o]);
+        if ((wm_hi >> opposite(q)) & 1u)
+          hi[q] = Storage<S>::load(f[uint32_t(q) * n + c + 1u]) +
+                  wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 - o]);
+      }
+    }
   } else {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) lo[q] = hi[q] = 0.f;
-    if (up_lo) aa_load<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c), lo);
-    if (up_hi) aa_load<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c) + 1, hi);
+    // Per cell as update_cell: pure streaming without the neighbours' flags where the flag bit allows.
+    if (up_lo) {
+      if (fl_lo & kNoWallNeighbour)
+        aa_load_odd_free<L, S, float>(f, a.grid, int64_t(c), lo);
+      else
+        aa_load<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c), lo);
+    }
+    if (up_hi) {
+      if (fl_hi & kNoWallNeighbour)
+        aa_load_odd_free<L, S, float>(f, a.grid, int64_t(c) + 1, hi);
+      else
+        aa_load<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c) + 1, hi);
+    }
   }
 
   float Flo[3] = {a.Fx, a.Fy, a.Fz}, Fhi[3] = {a.Fx, a.Fy, a.Fz};
@@ -210,26 +253,51 @@ __global__ void __launch_bounds__(BX, MB)
     for (int q = 0; q < Q; ++q) put(uint32_t(opposite(q)) * n + c, lo[q], hi[q], up_lo, up_hi);
   } else if (fast) {
     put(c, lo[0], hi[0], up_lo, up_hi);
+    const uint32_t wm_hi_below = __shfl_up_sync(0xffffffffu, wm_hi, 1);
+    const uint32_t wm_lo_above = __shfl_down_sync(0xffffffffu, wm_lo, 1);
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) {
       const int cx = L::c(q, 0);
       const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
       const uint32_t e = uint32_t(q) * n + c + uint32_t(yz);  // slot q, pair at x0 + (0, c_y, c_z)
+      const bool s_lo = up_lo && !((wm_lo >> q) & 1u), s_hi = up_hi && !((wm_hi >> q) & 1u);  // streams
       if (cx == 0) {
-        put(e, lo[q], hi[q], up_lo, up_hi);
+        put(e, lo[q], hi[q], s_lo, s_hi);
       } else if (cx == 1) {  // x0 - 1 -> x0 (from lane - 1), x0 -> x0 + 1, x0 + 1 -> x0 + 2 (next pair)
         const float below = __shfl_up_sync(0xffffffffu, hi[q], 1);
-        put(e, below, lo[q], below_hi, up_lo);
-        if (lane == 31u && up_hi) f[e + 2u] = Storage<S>::store(hi[q]);
+        put(e, below, lo[q], below_hi && !((wm_hi_below >> q) & 1u), s_lo);
+        if (lane == 31u && s_hi) f[e + 2u] = Storage<S>::store(hi[q]);
       } else {  // x0 -> x0 - 1 (previous pair), x0 + 1 -> x0, x0 + 2 -> x0 + 1 (from lane + 1)
         const float above = __shfl_down_sync(0xffffffffu, lo[q], 1);
-        put(e, hi[q], above, up_hi, above_lo);
-        if (lane == 0u && up_lo) f[e - 1u] = Storage<S>::store(lo[q]);
+        put(e, hi[q], above, s_hi, above_lo && !((wm_lo_above >> q) & 1u));
+        if (lane == 0u && s_lo) f[e - 1u] = Storage<S>::store(lo[q]);
+      }
+    }
+    if (wm_lo | wm_hi) {  // links into a wall: bounce back into the cell's own slot opp(q)
+      TESSERA_LBM_UNROLL
+      for (int q = 1; q < Q; ++q) {
+        const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+        if ((wm_lo >> q) & 1u)
+          f[uint32_t(opposite(q)) * n + c] =
+              Storage<S>::store(lo[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + o]));
+        if ((wm_hi >> q) & 1u)
+          f[uint32_t(opposite(q)) * n + c + 1u] =
+              Storage<S>::store(hi[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 + o]));
       }
     }
   } else {
-    if (up_lo) aa_store<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c), lo);
-    if (up_hi) aa_store<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c) + 1, hi);
+    if (up_lo) {
+      if (fl_lo & kNoWallNeighbour)
+        aa_store_odd_free<L, S, float>(f, a.grid, int64_t(c), lo);
+      else
+        aa_store<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c), lo);
+    }
+    if (up_hi) {
+      if (fl_hi & kNoWallNeighbour)
+        aa_store_odd_free<L, S, float>(f, a.grid, int64_t(c) + 1, hi);
+      else
+        aa_store<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c) + 1, hi);
+    }
   }
 }
 
@@ -266,6 +334,15 @@ uint32_t pair_align() {
     return (v >= 2 && v <= 256 && (v & (v - 1)) == 0) ? uint32_t(v) : 2u;
   }();
   return a;
+}
+
+// TESSERA_LBM_PAIR_WALLS=inline|warp: how odd steps treat warps with a wall next to a cell; tuning.
+uint32_t pair_inline_walls() {
+  static const uint32_t w = [] {
+    const char* e = std::getenv("TESSERA_LBM_PAIR_WALLS");
+    return uint32_t(e && std::string(e) == "inline");
+  }();
+  return w;
 }
 
 template <class L, class S, CollisionKind K>
@@ -327,6 +404,7 @@ bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParam
   pg.px = uint32_t(g.px());
   pg.pxy = uint32_t(g.px() * g.py());
   pg.align = pair_align();
+  pg.inline_walls = pair_inline_walls();
   pg.pairs = uint32_t((uint64_t(pg.px) * uint64_t(g.ny) + pg.align + 1u) / 2u);
   switch (s.lattice()) {
     case LatticeKind::D3Q19: return by_precision<D3Q19>(ex, s, p, pg);
