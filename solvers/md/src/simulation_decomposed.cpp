@@ -81,6 +81,7 @@ void Simulation::distribute(const Box& box, Buffer<int>* order_out) {
   // ids of owned atoms and ghosts come down once per rebuild.)
   const int64_t n = particles_.size(), ng = particles_.ghosts();
   std::vector<int64_t> id;
+  exec::fence(ex_);  // the ghost unpacks are stream-ordered
   get_n(id, particles_.id, n + ng);
   std::unordered_map<int64_t, int> local;
   local.reserve(std::size_t(n + ng));
