@@ -10,6 +10,14 @@
 // ghosts). Every slot of every cell is compared, ghosts and walls included, so a write the reference does
 // not make (or a missing one) fails. Tolerances as in test_lbm_gpu.cpp: the two kernels compile the same
 // collision separately, so fused multiply-adds may round differently (fp32 1e-6; fp16 one storage step).
+//
+// The pair kernel's warp logic (index arithmetic, shuffles, masks, inline walls, aligned warps) is also
+// compiled on the host against an emulated warp (32 threads and a barrier per shuffle or vote) and must
+// give the reference's bits there, so a host-only build checks it too.
+#include <barrier>
+#include <cstring>
+#include <thread>
+
 #include "catch_compat.hpp"
 #include "lbm_test_util.hpp"
 #include "tessera/core/buffer.hpp"
@@ -147,3 +155,141 @@ TEST_CASE("pair kernel equals the one-cell kernel bit for bit", "[lbm][gpu]") {
           REQUIRE(whole == boxes);
         }
 }
+
+// ---- host emulation of a warp, for the pair kernel's device code (tuned_pair_kernel.hpp) ----
+#if !TESSERA_CUDA_COMPILER
+namespace emu {
+using namespace tessera::lbm;
+struct Warp {
+  std::barrier<>* bar;
+  uint64_t slot[32];
+};
+thread_local Warp* tw = nullptr;
+thread_local unsigned tlane = 0;
+template <class T>
+T exchange(T v, int d) {  // the value of lane + d (own value where that lane does not exist)
+  uint64_t u = 0;
+  std::memcpy(&u, &v, sizeof(T));
+  tw->slot[tlane] = u;
+  tw->bar->arrive_and_wait();
+  const int src = (int(tlane) + d < 0 || int(tlane) + d > 31) ? int(tlane) : int(tlane) + d;
+  const uint64_t w = tw->slot[src];
+  tw->bar->arrive_and_wait();
+  T r;
+  std::memcpy(&r, &w, sizeof(T));
+  return r;
+}
+}  // namespace emu
+#define __device__
+struct float2 {
+  float x, y;
+};
+inline float2 make_float2(float a, float b) { return {a, b}; }
+struct __half2 {
+  uint16_t x, y;
+};
+inline float2 __half22float2(__half2 h) {
+  return {tessera::lbm::half_bits_to_float(h.x), tessera::lbm::half_bits_to_float(h.y)};
+}
+inline __half2 __floats2half2_rn(float a, float b) {
+  return {tessera::lbm::float_to_half_bits(a), tessera::lbm::float_to_half_bits(b)};
+}
+template <class T>
+T __ldg(const T* p) {
+  return *p;
+}
+template <class T>
+T __shfl_up_sync(unsigned, T v, int) {
+  return emu::exchange(v, -1);
+}
+template <class T>
+T __shfl_down_sync(unsigned, T v, int) {
+  return emu::exchange(v, +1);
+}
+inline uint32_t __ballot_sync(unsigned, bool p) {
+  emu::tw->slot[emu::tlane] = p;
+  emu::tw->bar->arrive_and_wait();
+  uint32_t m = 0;
+  for (unsigned i = 0; i < 32; ++i)
+    if (emu::tw->slot[i]) m |= 1u << i;
+  emu::tw->bar->arrive_and_wait();
+  return m;
+}
+inline bool __any_sync(unsigned, bool p) { return __ballot_sync(0, p) != 0; }
+inline bool __all_sync(unsigned, bool p) { return __ballot_sync(0, p) == 0xffffffffu; }
+#include "../../kernels/lbm/src/lattice_impl.hpp"
+#include "../../kernels/lbm/src/tuned_pair_kernel.hpp"
+
+namespace {
+// One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice.
+template <class L, class S, CollisionKind K>
+void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align, uint32_t inline_walls) {
+  const GridLayout& g = s.grid();
+  lbm::detail::PairGeom pg;
+  pg.n = uint32_t(g.cells());
+  pg.px = uint32_t(g.px());
+  pg.pxy = uint32_t(g.px() * g.py());
+  pg.align = align;
+  pg.inline_walls = inline_walls;
+  pg.pairs = uint32_t((uint64_t(pg.px) * uint64_t(g.ny) + pg.align + 1u) / 2u);
+  const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
+  constexpr uint32_t BX = 128;
+  for (uint32_t k = 0; k < uint32_t(g.nz); ++k)
+    for (uint32_t t0 = 0; t0 < (pg.pairs + BX - 1) / BX * BX; t0 += 32) {
+      std::barrier<> bar(32);
+      emu::Warp w{&bar, {}};
+      std::vector<std::thread> lanes;
+      for (unsigned l = 0; l < 32; ++l)
+        lanes.emplace_back([&, l] {
+          emu::tw = &w;
+          emu::tlane = l;
+          lbm::detail::pair_update<L, S, K, false>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t0 + l, k, l);
+        });
+      for (std::thread& t : lanes) t.join();
+    }
+  s.parity ^= 1;
+  ++s.step;
+}
+
+template <class L, class S, CollisionKind K>
+void check_emulated(const Case& cs, uint32_t align, uint32_t inline_walls) {
+  INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align
+               << " inline walls " << inline_walls);
+  const GridLayout g = grid_for(L::kind, cs.nx, cs.ny, cs.nz);
+  const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
+  const Precision pr = sizeof(S) == 2 ? Precision::FP16 : Precision::FP32;
+  LatticeState ref(L::kind, pr, g, exec::Space::Host), pair(L::kind, pr, g, exec::Space::Host);
+  const std::vector<double> f0 = random_pops<L>(g, 32);
+  std::mt19937 rng(33);
+  std::uniform_real_distribution<float> d(-2e-4f, 2e-4f);
+  std::vector<float> force(std::size_t(3 * g.cells()));
+  for (float& x : force) x = d(rng);
+  for (LatticeState* s : {&ref, &pair}) {
+    write_flags(*s, fl);
+    write_slots(*s, f0);
+    std::memcpy(s->force_field(), force.data(), force.size() * sizeof(float));
+  }
+  const CollisionParams p = test_params(K, K == CollisionKind::Regularized ? 0.15 : 0.0);
+  const exec::Exec ex(exec::Space::Host);
+  for (int step = 0; step < 3; ++step) {
+    INFO("step " << step);
+    stream_collide(ex, ref, p, KernelPath::Reference);
+    emulated_pair_step<L, S, K>(pair, p, align, inline_walls);
+    const std::vector<double> a = read_slots(ref), b = read_slots(pair);
+    REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+  }
+}
+}  // namespace
+
+TEST_CASE("pair kernel: the warp logic, emulated on the host, gives the reference's bits", "[lbm]") {
+  // Small boxes (each emulated warp is 32 threads): rows of 36 and 32 pairs, closed and periodic ghosts.
+  for (const Case& cs : {Case{70, 3, 3, true}, Case{62, 3, 3, false}})
+    for (uint32_t align : {2u, 64u})
+      for (uint32_t inl : {0u, 1u}) {
+        check_emulated<D3Q19, float, CollisionKind::BGK>(cs, align, inl);
+        check_emulated<D3Q19, half_t, CollisionKind::TRT>(cs, align, inl);
+        check_emulated<D3Q27, float, CollisionKind::Regularized>(cs, align, inl);
+        check_emulated<D3Q27, half_t, CollisionKind::BGK>(cs, align, inl);
+      }
+}
+#endif

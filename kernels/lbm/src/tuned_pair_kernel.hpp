@@ -1,0 +1,269 @@
+// Internal: the device code of the pair kernel (tuned_pair_cuda.cpp), in a header so that the warp logic
+// (shuffles, masks, index arithmetic) can also be compiled against a host emulation of a warp. Include
+// after the CUDA headers (or the emulation's replacements of __shfl_*_sync, __ballot_sync, __any_sync,
+// __all_sync, __ldg, __half2, __half22float2, __floats2half2_rn, float2, make_float2 and __device__).
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+#include "tessera/lbm/stream_collide.hpp"
+
+namespace tessera::lbm::detail {
+
+// Two storage values of one population (cells x0, x0 + 1) as one aligned access.
+template <class S>
+struct PairOps;
+
+template <>
+struct PairOps<float> {
+  using V = float2;
+  __device__ static void unpack(V v, float& lo, float& hi) { lo = v.x, hi = v.y; }
+  __device__ static V pack(float lo, float hi) { return make_float2(lo, hi); }
+  __device__ static float lo_of(V v) { return v.x; }
+  __device__ static float hi_of(V v) { return v.y; }
+  // The neighbour lane's high (low) value, as float.
+  __device__ static float hi_from_below(V v) { return __shfl_up_sync(0xffffffffu, v.y, 1); }
+  __device__ static float lo_from_above(V v) { return __shfl_down_sync(0xffffffffu, v.x, 1); }
+};
+
+template <>
+struct PairOps<half_t> {
+  using V = uint32_t;  // low 16 bits: cell x0, high 16 bits: cell x0 + 1
+  __device__ static void unpack(V v, float& lo, float& hi) {
+    __half2 h;
+    std::memcpy(&h, &v, 4);
+    const float2 r = __half22float2(h);
+    lo = r.x, hi = r.y;
+  }
+  __device__ static V pack(float lo, float hi) {
+    const __half2 h = __floats2half2_rn(lo, hi);  // round to nearest even, each half: = Storage::store
+    V v;
+    std::memcpy(&v, &h, 4);
+    return v;
+  }
+  __device__ static float lo_of(V v) { return half_bits_to_float(uint16_t(v & 0xffffu)); }
+  __device__ static float hi_of(V v) { return half_bits_to_float(uint16_t(v >> 16)); }
+  __device__ static float hi_from_below(V v) { return hi_of(__shfl_up_sync(0xffffffffu, v, 1)); }
+  __device__ static float lo_from_above(V v) { return lo_of(__shfl_down_sync(0xffffffffu, v, 1)); }
+};
+
+// Loads, optionally with an L2 prefetch-size hint of 256 bytes (PTX ld.global.L2::256B, sm_80+): the L2
+// fetches the whole 256-byte block around the access from DRAM.
+template <bool PF>
+__device__ inline float2 ld_pair(const float2* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (PF) {
+    float2 v;
+    asm volatile("ld.global.L2::256B.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p));
+    return v;
+  }
+#endif
+  return *p;
+}
+template <bool PF>
+__device__ inline uint32_t ld_pair(const uint32_t* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (PF) {
+    uint32_t v;
+    asm volatile("ld.global.L2::256B.b32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+  }
+#endif
+  return *p;
+}
+
+// Thread t of plane k (blockIdx.y) owns the cells base + 2t and base + 2t + 1, base = the plane's first
+// cell at y = 1 (padded), rounded down to a multiple of `align` cells: with align = 64, every warp's pair
+// accesses of the local slots are whole 128-byte (fp16) or 256-byte (fp32) blocks; the cells before the
+// first row (ghost row y = 0) are idle lanes. The planes' rows are contiguous, so a warp may span rows.
+// Bit q set: the lattice neighbour x + c_q of padded cell c is a wall.
+template <class L>
+__device__ inline uint32_t wall_mask(const uint8_t* __restrict__ flags, const GridLayout& g, uint32_t c) {
+  uint32_t m = 0;
+  TESSERA_LBM_UNROLL
+  for (int q = 1; q < L::Q; ++q)
+    if (flag_kind(flags[int64_t(c) + g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]) == kWall) m |= 1u << q;
+  return m;
+}
+
+struct PairGeom {
+  uint32_t n;      // padded cells (= stride between populations)
+  uint32_t px;     // padded row pitch (even)
+  uint32_t pxy;    // padded plane size
+  uint32_t align;  // base alignment in cells (even; 1 << k)
+  uint32_t pairs;  // threads per plane: (px * ny + align) / 2 rounded up
+  uint32_t inline_walls;  // 1: odd-step bounce-back inside the shuffled path; 0: per-cell path per warp
+};
+
+// The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table.
+template <class L, class S, CollisionKind K, bool PF>
+__device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
+                                   const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
+                                   unsigned lane) {
+  using P = PairOps<S>;
+  using V = typename P::V;
+  constexpr int Q = L::Q;
+  const uint32_t plane = g.pxy * (k + 1u);
+  const uint32_t base = (plane + g.px) & ~(g.align - 1u);
+  const uint32_t end = plane + g.pxy - g.px;  // ghost row y = py - 1
+  const bool valid = base + 2u * t < end;
+  const uint32_t c = valid ? base + 2u * t : end - 2u;  // padded index of the pair's first cell (even)
+  const uint32_t y = (c - plane) / g.px;
+  const uint32_t x0 = c - plane - y * g.px;
+  const bool row = valid && c >= plane + g.px;  // lanes before the first row (alignment), past the last: idle
+  const uint32_t fl2 = __ldg(reinterpret_cast<const uint16_t*>(flags + c));
+  const uint8_t fl_lo = uint8_t(fl2 & 0xffu), fl_hi = uint8_t(fl2 >> 8);
+  const bool up_lo = row && x0 != 0u && is_fluid(fl_lo);
+  const bool up_hi = row && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
+  if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;  // warp-uniform
+
+  // Odd step: the shuffled streaming path ("fast") for the warp, unless a cell has a wall neighbour and
+  // walls are not handled inline (g.inline_walls == 0: such warps take the per-cell path).
+  // Inline walls: a cell with a wall neighbour reads its neighbours' flags into wm (bit q: the cell at
+  // x + c_q is a wall); the shuffled streaming skips those links and the cell bounces them back itself.
+  bool fast = true;
+  uint32_t wm_lo = 0, wm_hi = 0;
+  if (a.odd) {
+    const bool ok = (!up_lo || (fl_lo & kNoWallNeighbour)) && (!up_hi || (fl_hi & kNoWallNeighbour));
+    if (g.inline_walls) {
+      if (up_lo && !(fl_lo & kNoWallNeighbour)) wm_lo = wall_mask<L>(flags, a.grid, c);
+      if (up_hi && !(fl_hi & kNoWallNeighbour)) wm_hi = wall_mask<L>(flags, a.grid, c + 1u);
+    } else {
+      fast = __all_sync(0xffffffffu, ok);
+    }
+  }
+  // Which neighbour lanes update their cells (for the shuffled stores).
+  const uint32_t b_hi = __ballot_sync(0xffffffffu, up_hi), b_lo = __ballot_sync(0xffffffffu, up_lo);
+  const bool below_hi = lane != 0u && ((b_hi >> (lane - 1u)) & 1u);    // lane - 1 updates its x0 + 1
+  const bool above_lo = lane != 31u && ((b_lo >> (lane + 1u)) & 1u);   // lane + 1 updates its x0
+
+  const uint32_t n = g.n;
+  float lo[Q], hi[Q];
+  if (!a.odd) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) P::unpack(ld_pair<PF>(reinterpret_cast<const V*>(f + (uint32_t(q) * n + c))), lo[q], hi[q]);
+  } else if (fast) {
+    P::unpack(ld_pair<PF>(reinterpret_cast<const V*>(f + c)), lo[0], hi[0]);
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; ++q) {
+      const int cx = L::c(q, 0);
+      const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
+      const uint32_t e = uint32_t(opposite(q)) * n + c - uint32_t(yz);  // slot opp(q), pair at x0 - (0, c_y, c_z)
+      const V v = ld_pair<PF>(reinterpret_cast<const V*>(f + e));
+      if (cx == 0) {
+        P::unpack(v, lo[q], hi[q]);
+      } else if (cx == 1) {  // from x - 1: (x0 - 1, x0)
+        float below = P::hi_from_below(v);
+        if (lane == 0u && up_lo) below = Storage<S>::load(f[e - 1u]);
+        lo[q] = below;
+        hi[q] = P::lo_of(v);
+      } else {  // from x + 1: (x0 + 1, x0 + 2)
+        float above = P::lo_from_above(v);
+        if (lane == 31u && up_hi) above = Storage<S>::load(f[e + 2u]);
+        lo[q] = P::hi_of(v);
+        hi[q] = above;
+      }
+    }
+    if (wm_lo | wm_hi) {  // links from a wall (x - c_q is a wall, bit opp(q)): the cell's own slot q + term
+      TESSERA_LBM_UNROLL
+      for (int q = 1; q < Q; ++q) {
+        const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+        if ((wm_lo >> opposite(q)) & 1u)
+          lo[q] = Storage<S>::load(f[uint32_t(q) * n + c]) + wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) - o]);
+        if ((wm_hi >> opposite(q)) & 1u)
+          hi[q] = Storage<S>::load(f[uint32_t(q) * n + c + 1u]) +
+                  wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 - o]);
+      }
+    }
+  } else {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) lo[q] = hi[q] = 0.f;
+    // Per cell as update_cell: pure streaming without the neighbours' flags where the flag bit allows.
+    if (up_lo) {
+      if (fl_lo & kNoWallNeighbour)
+        aa_load_odd_free<L, S, float>(f, a.grid, int64_t(c), lo);
+      else
+        aa_load<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c), lo);
+    }
+    if (up_hi) {
+      if (fl_hi & kNoWallNeighbour)
+        aa_load_odd_free<L, S, float>(f, a.grid, int64_t(c) + 1, hi);
+      else
+        aa_load<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c) + 1, hi);
+    }
+  }
+
+  float Flo[3] = {a.Fx, a.Fy, a.Fz}, Fhi[3] = {a.Fx, a.Fy, a.Fz};
+  if (a.force) {
+    TESSERA_LBM_UNROLL
+    for (int d = 0; d < 3; ++d) {
+      Flo[d] += a.force[uint32_t(d) * n + c];
+      Fhi[d] += a.force[uint32_t(d) * n + c + 1u];
+    }
+  }
+  collide<L, K, float>(lo, a.relax, Flo[0], Flo[1], Flo[2]);
+  collide<L, K, float>(hi, a.relax, Fhi[0], Fhi[1], Fhi[2]);
+
+  // A pair store at element e (even) of the values (vlo, vhi), each written only where its flag is set.
+  auto put = [&](uint32_t e, float vlo, float vhi, bool wlo, bool whi) {
+    if (wlo && whi) {
+      *reinterpret_cast<V*>(f + e) = P::pack(vlo, vhi);
+    } else {
+      if (wlo) f[e] = Storage<S>::store(vlo);
+      if (whi) f[e + 1u] = Storage<S>::store(vhi);
+    }
+  };
+  if (!a.odd) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) put(uint32_t(opposite(q)) * n + c, lo[q], hi[q], up_lo, up_hi);
+  } else if (fast) {
+    put(c, lo[0], hi[0], up_lo, up_hi);
+    const uint32_t wm_hi_below = __shfl_up_sync(0xffffffffu, wm_hi, 1);
+    const uint32_t wm_lo_above = __shfl_down_sync(0xffffffffu, wm_lo, 1);
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; ++q) {
+      const int cx = L::c(q, 0);
+      const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
+      const uint32_t e = uint32_t(q) * n + c + uint32_t(yz);  // slot q, pair at x0 + (0, c_y, c_z)
+      const bool s_lo = up_lo && !((wm_lo >> q) & 1u), s_hi = up_hi && !((wm_hi >> q) & 1u);  // streams
+      if (cx == 0) {
+        put(e, lo[q], hi[q], s_lo, s_hi);
+      } else if (cx == 1) {  // x0 - 1 -> x0 (from lane - 1), x0 -> x0 + 1, x0 + 1 -> x0 + 2 (next pair)
+        const float below = __shfl_up_sync(0xffffffffu, hi[q], 1);
+        put(e, below, lo[q], below_hi && !((wm_hi_below >> q) & 1u), s_lo);
+        if (lane == 31u && s_hi) f[e + 2u] = Storage<S>::store(hi[q]);
+      } else {  // x0 -> x0 - 1 (previous pair), x0 + 1 -> x0, x0 + 2 -> x0 + 1 (from lane + 1)
+        const float above = __shfl_down_sync(0xffffffffu, lo[q], 1);
+        put(e, hi[q], above, s_hi, above_lo && !((wm_lo_above >> q) & 1u));
+        if (lane == 0u && s_lo) f[e - 1u] = Storage<S>::store(lo[q]);
+      }
+    }
+    if (wm_lo | wm_hi) {  // links into a wall: bounce back into the cell's own slot opp(q)
+      TESSERA_LBM_UNROLL
+      for (int q = 1; q < Q; ++q) {
+        const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+        if ((wm_lo >> q) & 1u)
+          f[uint32_t(opposite(q)) * n + c] =
+              Storage<S>::store(lo[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + o]));
+        if ((wm_hi >> q) & 1u)
+          f[uint32_t(opposite(q)) * n + c + 1u] =
+              Storage<S>::store(hi[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 + o]));
+      }
+    }
+  } else {
+    if (up_lo) {
+      if (fl_lo & kNoWallNeighbour)
+        aa_store_odd_free<L, S, float>(f, a.grid, int64_t(c), lo);
+      else
+        aa_store<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c), lo);
+    }
+    if (up_hi) {
+      if (fl_hi & kNoWallNeighbour)
+        aa_store_odd_free<L, S, float>(f, a.grid, int64_t(c) + 1, hi);
+      else
+        aa_store<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c) + 1, hi);
+    }
+  }
+}
+
+}  // namespace tessera::lbm::detail
