@@ -2,6 +2,10 @@
 // HOOMD-blue LJ benchmark configuration, and a Kremer-Grest melt; one JSON line per configuration.
 //
 //   bench_md --device gpu [--precision double|mixed|both] [--steps 1000] [--reps 3] [--out FILE.jsonl]
+//            [--configs NAME,NAME] [--no-graph] [--kernel portable|tuned] [--tpp 1|2|4|8] [--sort-every N]
+//            [--label TEXT]
+//   (configurations: lj_liquid_256k, lj_liquid_2M, hoomd_lj_64k, kremer_grest_1M, and lj_liquid_16M, which
+//   runs only when named; --no-graph: the host-driven step with its per-step rebuild test, for comparison)
 //   bench_md --device cpu --host-lj     # the 32,000-atom LAMMPS bench/in.lj liquid (run next to LAMMPS)
 //   bench_md --quick                    # a small smoke run (CTest)
 // Protocol (bench/README.md, DESIGN.md): warm-up, median of repeats, sizes far past the 60 MB L2.
@@ -31,8 +35,19 @@ struct Config {
   bool polymer = false;
 };
 
-Simulation make(exec::Space space, const Config& c, Precision prec) {
+struct Tuning {
+  bool graph = true;
+  PairKernel kernel = PairKernel::automatic;
+  int tpp = 0;
+  int sort_every = -1;  // -1: SimConfig's default
+};
+
+Simulation make(exec::Space space, const Config& c, Precision prec, const Tuning& t) {
   SimConfig sc;
+  sc.cuda_graph = t.graph;
+  sc.pair_kernel = t.kernel;
+  sc.threads_per_atom = t.tpp;
+  if (t.sort_every >= 0) sc.sort_every = t.sort_every;
   sc.dt = c.polymer ? 0.01 : 0.005;
   sc.skin = c.skin;
   sc.precision = prec;
@@ -59,7 +74,8 @@ Simulation make(exec::Space space, const Config& c, Precision prec) {
 
 int main(int argc, char** argv) {
   Runtime rt(&argc, &argv);
-  std::string device = device::gpu_available() ? "gpu" : "cpu", precision = "both", out;
+  std::string device = device::gpu_available() ? "gpu" : "cpu", precision = "both", out, only, label;
+  Tuning tune;
   int steps = 1000, reps = 3;
   bool quick = false, host_lj = false;
   for (int i = 1; i < argc; ++i) {
@@ -78,6 +94,20 @@ int main(int argc, char** argv) {
     else if (a == "--out") out = next();
     else if (a == "--quick") quick = true;
     else if (a == "--host-lj") host_lj = true;
+    else if (a == "--configs") only = "," + next() + ",";
+    else if (a == "--no-graph") tune.graph = false;
+    else if (a == "--tpp") tune.tpp = std::stoi(next());
+    else if (a == "--sort-every") tune.sort_every = std::stoi(next());
+    else if (a == "--label") label = next();
+    else if (a == "--kernel") {
+      const std::string k = next();
+      if (k == "portable") tune.kernel = PairKernel::portable;
+      else if (k == "tuned") tune.kernel = PairKernel::tuned;
+      else {
+        std::fprintf(stderr, "bench_md: --kernel %s: expected portable or tuned\n", k.c_str());
+        return 2;
+      }
+    }
     else {
       std::fprintf(stderr, "bench_md: unknown option %s (see the comment at the top of bench_md.cpp)\n", a.c_str());
       return 2;
@@ -97,6 +127,18 @@ int main(int argc, char** argv) {
     configs.push_back({"lj_liquid_2M", LatticeKind::fcc, 80});
     configs.push_back({"hoomd_lj_64k", LatticeKind::sc, 40, 1.0, 2.5, 0.4, 1.2});  // rho = 1, buffer 0.4
     configs.push_back({"kremer_grest_1M", LatticeKind::sc, 100, 0.85, 1.122462, 0.4, 1.0, true});
+    if (only.find(",lj_liquid_16M,") != std::string::npos)  // 16,384,000 atoms: only when asked for
+      configs.push_back({"lj_liquid_16M", LatticeKind::fcc, 160});
+  }
+  if (!only.empty()) {
+    std::vector<Config> keep;
+    for (const Config& c : configs)
+      if (only.find("," + c.name + ",") != std::string::npos) keep.push_back(c);
+    if (keep.empty()) {
+      std::fprintf(stderr, "bench_md: --configs%s names none of this run's configurations\n", only.c_str());
+      return 2;
+    }
+    configs = keep;
   }
   std::vector<Precision> precs;
   if (precision == "double" || precision == "both") precs.push_back(Precision::dbl);
@@ -105,10 +147,11 @@ int main(int argc, char** argv) {
   std::vector<bench::Record> records;
   for (const Config& c : configs)
     for (Precision p : precs) {
-      Simulation sim = make(space, c, p);
+      Simulation sim = make(space, c, p, tune);
       sim.setup();
       for (int s = 0; s < 100; ++s) sim.step(false);  // warm-up (melting, first list regrowths)
       const auto builds0 = sim.neighbors().stats();
+      const int64_t nbuild0 = sim.list_builds();
       const std::vector<double> ms = bench::time_ms(
           space,
           [&] {
@@ -119,6 +162,10 @@ int main(int argc, char** argv) {
           },
           0, reps);
       const auto& b = sim.neighbors().stats();
+      const int64_t nbuild = sim.list_builds() - nbuild0;
+      // Rebuild cost on its own: the same list build the step makes (device-resident in a graph run), timed
+      // alone a few times after the run.
+      const std::vector<double> bms = bench::time_ms(space, [&] { sim.rebuild_list(); }, 1, 5);
       const double med = bench::median(ms);
       const double rate = double(sim.natoms()) * steps / (med * 1e-3);
       bench::Record r = bench::environment_record(space, ceil);
@@ -126,9 +173,16 @@ int main(int argc, char** argv) {
           .set("precision", p == Precision::dbl ? "double" : "mixed").set("density", c.density).set("rc", c.rc)
           .set("skin", c.skin).set("steps", steps).set("reps", reps).set("median_ms", med)
           .set("atom_steps_per_s", rate).set("steps_per_s", steps / (med * 1e-3))
-          .set("neighbor_builds_per_rep", double(b.builds - builds0.builds) / reps)
-          .set("neighbor_build_ms_per_rep", (b.build_ms - builds0.build_ms) / reps)
-          .set("max_neighbors", b.max_count);
+          .set("neighbor_builds_per_rep", double(nbuild) / reps)
+          .set("neighbor_build_ms_per_rep", (b.build_ms - builds0.build_ms) / reps)  // host-timed builds only
+          .set("rebuild_ms_each", bench::median(bms))
+          .set("rebuild_share", bench::median(bms) * double(nbuild) / reps / med)
+          .set("max_neighbors", sim.neighbors().max_count_seen())
+          .set("cuda_graph", sim.graph_step() ? "yes" : "no")
+          .set("pair_kernel", tune.kernel == PairKernel::portable || space == exec::Space::Host ? "portable" : "tuned")
+          .set("threads_per_atom", tune.tpp > 0 ? tune.tpp : default_threads_per_atom(sim.natoms()))
+          .set("sort_every", sim.config().sort_every);
+      if (!label.empty()) r.set("label", label);
       std::printf("%s\n", r.str().c_str());
       std::fflush(stdout);
       records.push_back(r);

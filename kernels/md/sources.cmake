@@ -13,3 +13,7 @@ list(APPEND TESSERA_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/lattice.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/ghost_pack.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/migrate.cpp)
+# Tuned CUDA paths (device only; compiled to stubs that throw in a build without CUDA).
+list(APPEND TESSERA_KERNEL_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/src/forces_cuda.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/step_graph_cuda.cpp)

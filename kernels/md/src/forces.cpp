@@ -118,8 +118,10 @@ void launch_pair_prec(const exec::Exec& ex, ParticleView v, const Box& box, Neig
 }  // namespace
 
 void compute_pair_forces(const exec::Exec& ex, Particles& p, const Box& box, const NeighborList& nl,
-                         const PairPotential& pot, Precision prec, bool energy) {
+                         const PairPotential& pot, Precision prec, bool energy, PairKernel kernel, int threads_per_atom) {
   TESSERA_REQUIRE(pot.ntypes() == p.ntypes(), "pair potential and particles disagree on the number of types");
+  if (kernel == PairKernel::tuned || (kernel == PairKernel::automatic && ex.on_device() && tuned_pair_forces_available()))
+    return compute_pair_forces_tuned(ex, p, box, nl, pot, prec, energy, threads_per_atom);
   const ParticleView v = p.view();
   const NeighborView n = nl.view();
   TESSERA_REQUIRE(n.stride == v.n, "neighbour list is out of date (built for a different particle count)");

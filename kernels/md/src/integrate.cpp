@@ -55,6 +55,16 @@ struct LangevinBAOA {
   }
 };
 
+struct LangevinBAOAAt {  // LangevinBAOA with the step read from memory
+  LangevinBAOA f;
+  const uint64_t* step;
+  TESSERA_HD void operator()(int64_t i) const {
+    LangevinBAOA g = f;
+    g.step = *step;
+    g(i);
+  }
+};
+
 struct Scale {
   ParticleView p;
   double s;
@@ -120,6 +130,13 @@ void langevin_baoa(const exec::Exec& ex, Particles& p, double dt, double gamma, 
                    uint64_t step) {
   const double c1 = std::exp(-gamma * dt);
   exec::parallel_for(ex, "md::langevin_baoa", p.size(), LangevinBAOA{p.view(), dt, c1, (1 - c1 * c1) * kT, seed, step});
+}
+
+void langevin_baoa(const exec::Exec& ex, Particles& p, double dt, double gamma, double kT, uint64_t seed,
+                   const uint64_t* step) {
+  const double c1 = std::exp(-gamma * dt);
+  exec::parallel_for(ex, "md::langevin_baoa", p.size(),
+                     LangevinBAOAAt{LangevinBAOA{p.view(), dt, c1, (1 - c1 * c1) * kT, seed, 0}, step});
 }
 
 void scale_velocities(const exec::Exec& ex, Particles& p, double s) {

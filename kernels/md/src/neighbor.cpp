@@ -132,6 +132,40 @@ void ensure(Buffer<T>& b, std::size_t n, MemKind mk, const char* label) {
   if (b.size() < n || b.kind() != mk) b = Buffer<T>(n, mk, label);
 }
 
+struct Iota {
+  int* a;
+  TESSERA_HD void operator()(int64_t i) const { a[i] = int(i); }
+};
+
+#if TESSERA_CUDA_COMPILER
+// Largest count into *dmax (a running max); the last block to finish mirrors it to pinned host memory,
+// so that the host can look at it without synchronising.
+constexpr int kMaxBlocks = 264, kMaxThreads = 256;
+__global__ void __launch_bounds__(kMaxThreads) max_count_kernel(const int* __restrict__ count, int64_t n, int* dmax,
+                                                                 unsigned* done, volatile int* mirror) {
+  int m = 0;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    m = max(m, count[i]);
+  m = __reduce_max_sync(0xffffffffu, m);
+  __shared__ int wmax[kMaxThreads / 32];
+  __shared__ bool last;
+  if ((threadIdx.x & 31) == 0) wmax[threadIdx.x / 32] = m;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < kMaxThreads / 32; ++w) m = max(m, wmax[w]);
+    atomicMax(dmax, m);
+    __threadfence();
+    last = atomicAdd(done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last && threadIdx.x == 0) {
+    __threadfence();
+    *mirror = atomicAdd(dmax, 0);
+    *done = 0;
+  }
+}
+#endif
+
 }  // namespace
 
 void check_range(const Box& box, double range, const char* what) {
@@ -148,7 +182,7 @@ NeighborList::NeighborList(exec::Space space, double rc, double skin, int initia
   TESSERA_REQUIRE(initial_capacity > 0, "neighbour capacity must be positive");
 }
 
-void NeighborList::bin_and_sort(const exec::Exec& ex, Particles& p, const Box& box) {
+void NeighborList::bin_and_sort(const exec::Exec& ex, Particles& p, const Box& box, bool reorder) {
   // Owned particles and ghosts are binned alike (a ghost is a neighbour candidate); only owned ones
   // get a list (fill). On one rank there are no ghosts.
   const int64_t n = p.total();
@@ -186,6 +220,13 @@ void NeighborList::bin_and_sort(const exec::Exec& ex, Particles& p, const Box& b
     std::stable_sort(sorted_.begin(), sorted_.begin() + n, [k](int a, int b) { return k[a] < k[b]; });
     for (int64_t i = 0; i < n; ++i) key_sorted_[std::size_t(i)] = k[sorted_[std::size_t(i)]];
   }
+  reordered_ = reorder;
+  if (reorder) {
+    // Particles into cell order: afterwards particle s sits in cell key_sorted_[s] and the cell order is
+    // the identity.
+    p.permute_in_place(ex, sorted_.data());
+    exec::parallel_for(ex, "md::cell_order_identity", n, Iota{sorted_.data()});
+  }
   exec::parallel_for(ex, "md::clear_cells", ncells, ClearCells{cell_start_.data(), cell_end_.data()});
   exec::parallel_for(ex, "md::mark_cells", n, MarkCells{key_sorted_.data(), cell_start_.data(), cell_end_.data(), n});
 }
@@ -196,7 +237,7 @@ int NeighborList::fill(const exec::Exec& ex, Particles& p, const Box& box) {
   ensure(neigh_, std::size_t(n) * std::size_t(capacity_), default_memkind(space_), "md::neigh");
   stride_ = n;
   exec::parallel_for(ex, "md::neigh_fill", n,
-                     Fill{p.view(), box, nc_[0], nc_[1], nc_[2], key_.data(), sorted_.data(), cell_start_.data(),
+                     Fill{p.view(), box, nc_[0], nc_[1], nc_[2], reordered_ ? key_sorted_.data() : key_.data(), sorted_.data(), cell_start_.data(),
                           cell_end_.data(), neigh_.data(), count_.data(), n, capacity_, range * range});
   return n > 0 ? exec::reduce_max<int>(ex, "md::neigh_max", n, CountAt{count_.data()}) : 0;
 }
@@ -206,6 +247,16 @@ void NeighborList::build(const exec::Exec& ex, Particles& p, const Box& box) {
   check_range(box, rc_ + skin_, "neighbour list");
   const int64_t n = p.size();
   bin_and_sort(ex, p, box);
+  if (ex.on_device()) {  // the device-resident builds' running max restarts from this build's count
+    if (d_max_count_.size() == 0) {
+      d_max_count_ = Buffer<int>(1, MemKind::Device, "md::max_count");
+      d_done_ = Buffer<unsigned>(1, MemKind::Device, "md::max_count_done");
+      h_max_count_ = Buffer<int>(1, MemKind::Pinned, "md::max_count_mirror");
+      d_done_.zero();
+    }
+    d_max_count_.zero();
+    h_max_count_[0] = 0;
+  }
   int mx = fill(ex, p, box);
   if (mx > capacity_) {  // overflow: grow with head-room and rebuild; nothing was lost, only not stored
     capacity_ = mx + mx / 4 + 8;
@@ -223,6 +274,41 @@ void NeighborList::build(const exec::Exec& ex, Particles& p, const Box& box) {
   exec::fence(ex);
   ++stats_.builds;
   stats_.build_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void NeighborList::build_async(const exec::Exec& ex, Particles& p, const Box& box, bool reorder) {
+  const int64_t n = p.size();
+  TESSERA_REQUIRE(ex.on_device() && stats_.builds > 0 && stride_ == n && p.ghosts() == 0 && x0_.size() >= std::size_t(n),
+                  "md: a device-resident list build needs a build() of the same particles on the device first");
+#if TESSERA_CUDA_COMPILER
+  device_builds_ = true;
+  const double range = rc_ + skin_;
+  bin_and_sort(ex, p, box, reorder);
+  exec::parallel_for(ex, "md::neigh_fill", n,
+                     Fill{p.view(), box, nc_[0], nc_[1], nc_[2], reordered_ ? key_sorted_.data() : key_.data(),
+                          sorted_.data(), cell_start_.data(), cell_end_.data(), neigh_.data(), count_.data(), n,
+                          capacity_, range * range});
+  const unsigned grid = unsigned(std::min<int64_t>(kMaxBlocks, (n + kMaxThreads - 1) / kMaxThreads));
+  max_count_kernel<<<grid, kMaxThreads, 0, static_cast<cudaStream_t>(ex.stream)>>>(
+      count_.data(), n, d_max_count_.data(), d_done_.data(), h_max_count_.data());
+  TESSERA_CUDA_CHECK_LAUNCH("md::neigh_max_async");
+  exec::parallel_for(ex, "md::neigh_snapshot", n,
+                     Snapshot{p.x.data(), p.y.data(), p.z.data(), x0_.data(), y0_.data(), z0_.data()});
+#else
+  (void)box, (void)reorder;
+  exec::detail::no_device_backend("md::build_async");
+#endif
+}
+
+int NeighborList::max_count_seen() const {
+  if (h_max_count_.size() == 0) return stats_.max_count;
+  const int seen = static_cast<const volatile int*>(h_max_count_.data())[0];
+  return std::max(stats_.max_count, seen);
+}
+
+CellView NeighborList::cells() const {
+  return CellView{reordered_ ? key_sorted_.data() : key_.data(), sorted_.data(), cell_start_.data(), cell_end_.data(),
+                  nc_[0], nc_[1], nc_[2]};
 }
 
 bool NeighborList::needs_rebuild(const exec::Exec& ex, Particles& p, const Box& box) const {

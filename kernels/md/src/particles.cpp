@@ -125,4 +125,63 @@ void Particles::permute(const exec::Exec& ex, const int* order) {
     for (auto* b : {&rx0, &ry0, &rz0}) permute_one(ex, *b, order, n_);
 }
 
+namespace {
+// Reordering in place through scratch: PermuteOut gathers into the scratch arrays, PermuteBack copies them
+// back. Doubles: x, y, z, vx, vy, vz and, with MSD references, rx0, ry0, rz0; ints: type, ix, iy, iz.
+struct PermuteArrays {
+  double* d[9];
+  int* i[4];
+  int64_t* id;
+  int nd;
+};
+struct PermuteOut {
+  PermuteArrays a;
+  double* sd;
+  int* si;
+  int64_t* sl;
+  const int* order;
+  int64_t n;
+  TESSERA_HD void operator()(int64_t k) const {
+    const int o = order[k];
+    for (int m = 0; m < a.nd; ++m) sd[m * n + k] = a.d[m][o];
+    for (int m = 0; m < 4; ++m) si[m * n + k] = a.i[m][o];
+    sl[k] = a.id[o];
+  }
+};
+struct PermuteBack {
+  PermuteArrays a;
+  const double* sd;
+  const int* si;
+  const int64_t* sl;
+  int64_t n;
+  TESSERA_HD void operator()(int64_t k) const {
+    for (int m = 0; m < a.nd; ++m) a.d[m][k] = sd[m * n + k];
+    for (int m = 0; m < 4; ++m) a.i[m][k] = si[m * n + k];
+    a.id[k] = sl[k];
+  }
+};
+}  // namespace
+
+void Particles::reserve_permute_scratch() {
+  const MemKind mk = default_memkind(space_);
+  const auto s = std::size_t(n_);
+  if (scratch_d_.size() < 9 * s) scratch_d_ = Buffer<double>(9 * s, mk, "md::permute_scratch");
+  if (scratch_i_.size() < 4 * s) scratch_i_ = Buffer<int>(4 * s, mk, "md::permute_scratch");
+  if (scratch_l_.size() < s) scratch_l_ = Buffer<int64_t>(s, mk, "md::permute_scratch");
+}
+
+void Particles::permute_in_place(const exec::Exec& ex, const int* order) {
+  reserve_permute_scratch();
+  PermuteArrays a{{x.data(), y.data(), z.data(), vx.data(), vy.data(), vz.data(), nullptr, nullptr, nullptr},
+                  {type.data(), ix.data(), iy.data(), iz.data()},
+                  id.data(),
+                  6};
+  if (has_reference()) {
+    a.d[6] = rx0.data(), a.d[7] = ry0.data(), a.d[8] = rz0.data();
+    a.nd = 9;
+  }
+  exec::parallel_for(ex, "md::permute_out", n_, PermuteOut{a, scratch_d_.data(), scratch_i_.data(), scratch_l_.data(), order, n_});
+  exec::parallel_for(ex, "md::permute_back", n_, PermuteBack{a, scratch_d_.data(), scratch_i_.data(), scratch_l_.data(), n_});
+}
+
 }  // namespace tessera::md

@@ -213,9 +213,10 @@ MemoryEstimate memory_estimate(const Case& c, int nranks) {
     natoms = double(k.cells[0]) * k.cells[1] * k.cells[2] * (k.source == "lattice" ? basis_size(parse_lattice(k.lattice)) : 1);
   MemoryEstimate m;
   // Per atom: 11 doubles (x, v, f, pe, vir), 4 ints (type, images), an int64 id, 3 doubles of list
-  // reference positions, 3 ints of cell key/order, neighbours at 25% head-room (4 B each).
+  // reference positions, 4 ints of cell keys/order/counts, 8 B of radix-sort scratch, the in-place
+  // reordering's scratch of a GPU run (9 doubles, 4 ints, an id: 96 B), neighbours at 25% head-room (4 B each).
   const double nb = est_neighbors(k) * 1.25;
-  const double per_atom = 11 * 8 + 4 * 4 + 8 + 3 * 8 + 3 * 4 + 4 * nb;
+  const double per_atom = 11 * 8 + 4 * 4 + 8 + 3 * 8 + 4 * 4 + 8 + 96 + 4 * nb;
   const double per_rank = natoms * per_atom / std::max(nranks, 1);
   m.bytes_per_rank = std::size_t(per_rank);
   m.notes.push_back(fmt::format("{:.0f} atoms, ~{:.0f} neighbours each ({} B per atom incl. the list)", natoms, nb, per_atom));

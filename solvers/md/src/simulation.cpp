@@ -2,6 +2,7 @@
 #include "tessera/md/simulation.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "tessera/core/error.hpp"
 #include "tessera/md/decomposition.hpp"
@@ -100,7 +101,7 @@ void Simulation::rebuild() {
     nl_.build(ex_, particles_, dd_->list_box(box_));
     return;
   }
-  nl_.build(ex_, particles_, box_);
+  nl_.build(ex_, particles_, box_);  // (may reallocate: graphs check their recorded addresses)
   if (cfg_.sort_every > 0 && ++builds_since_sort_ >= cfg_.sort_every) {
     // Re-sort particles in cell order so that neighbours are close in memory, then rebuild on the
     // new order (the sort just computed is reused as the permutation).
@@ -123,11 +124,77 @@ void Simulation::maybe_rebuild() {
   else dd_->forward(particles_, box_);
 }
 
-void Simulation::compute_forces(bool energies) {
-  compute_pair_forces(ex_, particles_, force_box(), nl_, pot_, cfg_.precision, energies);
-  add_bond_forces(ex_, particles_, box_, bonds_, cfg_.precision, energies);
-  add_wall_forces(ex_, particles_, box_, cfg_.walls, energies);
+void Simulation::compute_forces(bool energies) { compute_forces_on(ex_, energies); }
+
+void Simulation::compute_forces_on(const exec::Exec& ex, bool energies) {
+  compute_pair_forces(ex, particles_, force_box(), nl_, pot_, cfg_.precision, energies, cfg_.pair_kernel,
+                      cfg_.threads_per_atom);
+  add_bond_forces(ex, particles_, box_, bonds_, cfg_.precision, energies);
+  add_wall_forces(ex, particles_, box_, cfg_.walls, energies);
   have_energies_ = energies;
+}
+
+bool Simulation::graph_step() const {
+  return cfg_.cuda_graph && ex_.on_device() && !dd_ && particles_.size() > 0 &&
+         (cfg_.integrator == Integrator::nve || cfg_.integrator == Integrator::langevin) && StepGraphs::supported();
+}
+
+void Simulation::rebuild_list() {
+  if (graphs_ && graph_step()) nl_.build_async(graphs_->exec(), particles_, box_, cfg_.sort_every > 0 && bonds_.empty());
+  else rebuild();
+}
+
+int64_t Simulation::list_builds() { return nl_.stats().builds + (graphs_ ? graphs_->builds() : 0); }
+
+// Records the step of variant v (0: without, 1: with energies): the integrator's first half, the rebuild
+// test, the device-resident rebuild under its condition, forces and the second half (see step()).
+void Simulation::record_graph(int v) {
+  particles_.reserve_permute_scratch();
+  nl_.expect_device_builds();
+  const bool reorder = cfg_.sort_every > 0 && bonds_.empty();
+  const double dt = cfg_.dt, kT = cfg_.units.kB * cfg_.temperature;
+  auto pre = [this, dt, kT](const exec::Exec& e) {
+    if (cfg_.integrator == Integrator::nve) kick_drift(e, particles_, dt);
+    else langevin_baoa(e, particles_, dt, cfg_.gamma, kT, cfg_.seed, graphs_->device_step());
+  };
+  const DisplacementCheck check{particles_.x.data(),      particles_.y.data(),      particles_.z.data(),
+                                nl_.reference_x().data(), nl_.reference_y().data(), nl_.reference_z().data(),
+                                box_,                     particles_.size(),        0.25 * cfg_.skin * cfg_.skin};
+  auto rebuild = [this, reorder](const exec::Exec& e) { nl_.build_async(e, particles_, box_, reorder); };
+  auto post = [this, dt, v](const exec::Exec& e) {
+    compute_forces_on(e, v == 1);
+    kick(e, particles_, dt);
+  };
+  graphs_->record(v, pre, check, rebuild, post);
+}
+
+// One step as a CUDA graph: no host round trip. The host only looks (without synchronising) at the largest
+// neighbour count the device-resident builds have seen: past the capacity, the force kernel has been
+// computing those particles from the cells (correct, slower), and the list is regrown here by a host build.
+void Simulation::step_graphed(bool energies) {
+  if (!graphs_) graphs_ = std::make_unique<StepGraphs>();
+  if (nl_.max_count_seen() > nl_.view().capacity) {
+    exec::fence(graphs_->exec());
+    rebuild();  // build() regrows the capacity to the largest count with head-room
+  }
+  const NeighborView nv = nl_.view();
+  auto bits = [](const void* q) { return uint64_t(reinterpret_cast<uintptr_t>(q)); };
+  std::array<uint64_t, 12> sig{bits(particles_.x.data()), bits(particles_.vx.data()), bits(particles_.type.data()),
+                               bits(particles_.id.data()), bits(nv.neigh), bits(nv.count), bits(nl_.reference_x().data()),
+                               uint64_t(nv.capacity), uint64_t(particles_.size())};
+  for (int a = 0; a < 3; ++a) std::memcpy(&sig[std::size_t(9 + a)], &box_.L[a], sizeof(double));
+  if (sig != graph_sig_) {
+    graphs_->clear();
+    graph_sig_ = sig;
+  }
+  const int v = energies ? 1 : 0;
+  if (!graphs_->recorded(v)) record_graph(v);
+  if (graph_step_ != step_) graphs_->set_step(uint64_t(step_));
+  graphs_->launch(v);
+  have_energies_ = energies;
+  ++step_;
+  graph_step_ = step_;
+  time_ += cfg_.dt;
 }
 
 void Simulation::setup() {
@@ -137,6 +204,7 @@ void Simulation::setup() {
 
 void Simulation::step(bool energies) {
   if (cfg_.integrator == Integrator::npt) return step_npt();
+  if (graph_step()) return step_graphed(energies);
   const double dt = cfg_.dt;
   const double kT = cfg_.units.kB * cfg_.temperature;
   switch (cfg_.integrator) {

@@ -19,9 +19,22 @@ namespace tessera::md {
 enum class Precision { dbl, mixed };
 Precision parse_precision(const std::string& s);
 
-// Overwrites f (and pe, vir when energy) with the pair forces.
+// Which pair kernel: the portable functor (one thread per particle, both back ends) or the tuned CUDA
+// kernel (forces_cuda.cpp: `threads_per_atom` lanes split a particle's list and combine their sums with
+// warp shuffles; a particle whose count overflowed a device-resident build is computed from the cells).
+// automatic = tuned on the device when the build has it, portable otherwise.
+enum class PairKernel { automatic, portable, tuned };
+
+// Overwrites f (and pe, vir when energy) with the pair forces. threads_per_atom: 1, 2, 4 or 8 lanes per
+// particle for the tuned kernel, 0 = chosen from the particle count (default_threads_per_atom).
 void compute_pair_forces(const exec::Exec& ex, Particles& p, const Box& box, const NeighborList& nl,
-                         const PairPotential& pot, Precision prec, bool energy);
+                         const PairPotential& pot, Precision prec, bool energy,
+                         PairKernel kernel = PairKernel::automatic, int threads_per_atom = 0);
+// The tuned CUDA kernel itself (throws in a build without CUDA or for a host Exec).
+void compute_pair_forces_tuned(const exec::Exec& ex, Particles& p, const Box& box, const NeighborList& nl,
+                               const PairPotential& pot, Precision prec, bool energy, int threads_per_atom);
+bool tuned_pair_forces_available();
+int default_threads_per_atom(int64_t n);
 // Adds bond forces (and energies). Returns nothing; an overstretched FENE bond makes pe infinite.
 void add_bond_forces(const exec::Exec& ex, Particles& p, const Box& box, const BondList& bonds, Precision prec,
                      bool energy);

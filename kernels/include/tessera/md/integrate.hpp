@@ -19,6 +19,10 @@ void kick(const exec::Exec& ex, Particles& p, double dt);
 // B A O A of BAOAB (the final B is kick()).
 void langevin_baoa(const exec::Exec& ex, Particles& p, double dt, double gamma, double kT, uint64_t seed,
                    uint64_t step);
+// The same, with the step read from memory of the execution space when the kernel runs (a CUDA-graph
+// step, md/step_graph.hpp, advances it on the device).
+void langevin_baoa(const exec::Exec& ex, Particles& p, double dt, double gamma, double kT, uint64_t seed,
+                   const uint64_t* step);
 void scale_velocities(const exec::Exec& ex, Particles& p, double s);
 // MTK (barostat.hpp): v <- a v + b (dt/2) F/m, and x <- lo + e (x - lo) + c dt v (the exact linear flows).
 void kick_scaled(const exec::Exec& ex, Particles& p, double dt, double a, double b);

@@ -13,6 +13,10 @@
 // regrown and rebuilt, never truncated.
 // Rebuild criterion: any particle moved more than skin/2 since the last build (Verlet 1967; with
 // both ends moving, no pair can have crossed rc + skin before then).
+// Device-resident builds (build_async, for the CUDA-graph step of md/step_graph.hpp): the same steps with
+// no host round trip. They cannot regrow the list inside a graph, so a count above the capacity is
+// stored as it is and the force kernel of forces_cuda.cpp computes such a particle from the cells
+// (CellView) instead of its list; the host reads the largest count later (max_count_seen) and regrows.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -30,6 +34,35 @@ struct NeighborView {
   int64_t stride = 0;  // = n
   int capacity = 0;
 };
+
+// The cell list of the last build, for computing a particle's neighbours from the cells directly.
+struct CellView {
+  const int* key = nullptr;     // cell of each particle at the last build (particle order)
+  const int* sorted = nullptr;  // particle indices in cell order
+  const int* start = nullptr;   // first / one-past-last position in `sorted` of each cell
+  const int* end = nullptr;
+  int nc0 = 1, nc1 = 1, nc2 = 1;
+};
+
+// Calls f(j) for every particle j in the cells around particle i's cell (the build's stencil, the same
+// cells in the same order as the list fill), j == i included; lane/lanes split each cell's entries.
+template <class F>
+TESSERA_HD inline void for_each_cell_candidate(const CellView& c, int64_t i, int lane, int lanes, F&& f) {
+  const int k = c.key[i];
+  const int c0 = k % c.nc0, c1 = (k / c.nc0) % c.nc1, c2 = k / (c.nc0 * c.nc1);
+  const int m0 = c.nc0 >= 3 ? 3 : c.nc0, m1 = c.nc1 >= 3 ? 3 : c.nc1, m2 = c.nc2 >= 3 ? 3 : c.nc2;
+  for (int a2 = 0; a2 < m2; ++a2) {
+    const int d2 = c.nc2 >= 3 ? (c2 + a2 - 1 + c.nc2) % c.nc2 : a2;
+    for (int a1 = 0; a1 < m1; ++a1) {
+      const int d1 = c.nc1 >= 3 ? (c1 + a1 - 1 + c.nc1) % c.nc1 : a1;
+      for (int a0 = 0; a0 < m0; ++a0) {
+        const int d0 = c.nc0 >= 3 ? (c0 + a0 - 1 + c.nc0) % c.nc0 : a0;
+        const int cell = d0 + c.nc0 * (d1 + c.nc1 * d2);
+        for (int s = c.start[cell] + lane; s < c.end[cell]; s += lanes) f(c.sorted[s]);
+      }
+    }
+  }
+}
 
 struct NeighborStats {
   int64_t builds = 0;
@@ -49,6 +82,22 @@ class NeighborList {
   void build(const exec::Exec& ex, Particles& p, const Box& box);
   // True when any particle moved more than skin/2 since the last build (one reduction).
   bool needs_rebuild(const exec::Exec& ex, Particles& p, const Box& box) const;
+  // The build without host round trips (device only; see the top of this file), for recording into a
+  // CUDA graph: wrap, bin, sort, [reorder the particles into cell order], cells, fill, reference
+  // positions. Needs a build() of the same particle count first (it sizes every buffer). With
+  // `reorder` the particles are permuted in place (Particles::permute_in_place; no bonds) so that the
+  // list and the force gathers walk memory in cell order. The largest count is kept on the device and
+  // mirrored to pinned host memory (max_count_seen(), read without synchronising).
+  void build_async(const exec::Exec& ex, Particles& p, const Box& box, bool reorder);
+  // Largest neighbour count of the device-resident builds since the last build() (may lag the device).
+  int max_count_seen() const;
+  CellView cells() const;
+  // Whether device-resident builds are (or will be) in use: then a force kernel must handle counts above
+  // the capacity. Set by build_async and by expect_device_builds (before recording a graph that calls it).
+  bool device_builds() const { return device_builds_; }
+  void expect_device_builds() { device_builds_ = true; }
+  // Device word: the largest count of the device-resident builds since the last build() (0 after it).
+  const int* device_max_count() const { return d_max_count_.data(); }
   // Sorted order of the last build (particle indices by cell), for spatial re-sorting of particles.
   const int* cell_order() const { return sorted_.data(); }
   NeighborView view() const { return NeighborView{neigh_.data(), count_.data(), stride_, capacity_}; }
@@ -61,7 +110,7 @@ class NeighborList {
   const Buffer<double>& reference_z() const { return z0_; }
 
  private:
-  void bin_and_sort(const exec::Exec& ex, Particles& p, const Box& box);
+  void bin_and_sort(const exec::Exec& ex, Particles& p, const Box& box, bool reorder = false);
   int fill(const exec::Exec& ex, Particles& p, const Box& box);  // returns max count
 
   exec::Space space_;
@@ -72,6 +121,11 @@ class NeighborList {
   Buffer<int> key_, sorted_, key_sorted_, cell_start_, cell_end_, neigh_, count_;
   Buffer<double> x0_, y0_, z0_;
   Buffer<unsigned char> sort_tmp_;
+  Buffer<int> d_max_count_;       // device: running max of the device-resident builds' counts
+  Buffer<unsigned> d_done_;       // device: block counter of the max kernel
+  Buffer<int> h_max_count_;       // pinned mirror of d_max_count_
+  bool reordered_ = false;        // the last build permuted the particles: key_sorted_ is per particle
+  bool device_builds_ = false;
   NeighborStats stats_;
 };
 

@@ -61,6 +61,12 @@ class Particles {
   void download(HostParticles& h) const;
   // Reorder every per-particle array: new[i] = old[order[i]] (order lives in this space's memory).
   void permute(const exec::Exec& ex, const int* order);
+  // The same reordering of the owned particles without reallocating (pointers stay valid, so it can be
+  // recorded into a CUDA graph): two kernels through scratch arrays, no host synchronisation. Forces,
+  // pe and vir are not carried (they are recomputed after a rebuild). Allocate the scratch with
+  // reserve_permute_scratch() before recording.
+  void permute_in_place(const exec::Exec& ex, const int* order);
+  void reserve_permute_scratch();
 
   Buffer<double> x, y, z, vx, vy, vz, fx, fy, fz, pe, vir;
   Buffer<int> type, ix, iy, iz;
@@ -76,6 +82,9 @@ class Particles {
   int64_t nghost_ = 0;
   std::vector<double> h_mass_;
   Buffer<double> d_inv_mass_;
+  Buffer<double> scratch_d_;  // permute_in_place: 9 doubles, 4 ints and one id per particle
+  Buffer<int> scratch_i_;
+  Buffer<int64_t> scratch_l_;
 };
 
 }  // namespace tessera::md

@@ -25,6 +25,7 @@
 #include "tessera/md/nose_hoover.hpp"
 #include "tessera/md/particles.hpp"
 #include "tessera/md/potential.hpp"
+#include "tessera/md/step_graph.hpp"
 #include "tessera/md/units.hpp"
 #include "tessera/md/walls.hpp"
 
@@ -56,6 +57,12 @@ struct SimConfig {
   int neighbor_capacity = 64;
   bool msd = false;          // keep unwrapped reference positions for the mean-square displacement
   WallParam walls;           // 9-3 walls on the axes where the box is not periodic (walls.hpp)
+  // GPU speed (no effect on the physics): a one-rank NVE or Langevin run on the device records its step
+  // as a CUDA graph with the rebuild decided on the device (step_graph.hpp), and sorts the particles into
+  // cell order at every build when there are no bonds; the pair kernel and its lanes per particle.
+  bool cuda_graph = true;
+  PairKernel pair_kernel = PairKernel::automatic;
+  int threads_per_atom = 0;  // 0: default_threads_per_atom(n)
 };
 
 struct Thermo {
@@ -96,6 +103,13 @@ class Simulation {
   const SimConfig& config() const { return cfg_; }
   Particles& particles() { return particles_; }  // this rank's (owned first, then ghosts)
   const NeighborList& neighbors() const { return nl_; }
+  // Neighbour-list builds so far, the device-resident ones of the CUDA-graph step included (synchronises).
+  int64_t list_builds();
+  // Whether step() runs as a CUDA graph in this configuration (SimConfig::cuda_graph).
+  bool graph_step() const;
+  // Rebuilds the neighbour list now, as a step would (device-resident in a CUDA-graph run): for timing the
+  // rebuild on its own (bench_md). The physics does not change (the list stays a valid superset).
+  void rebuild_list();
   const PairPotential& potential() const { return pot_; }
   NoseHooverChain& nose_hoover() { return nhc_; }
   MtkBarostat& barostat() { return baro_; }
@@ -119,6 +133,9 @@ class Simulation {
 
  private:
   void compute_forces(bool energies);
+  void compute_forces_on(const exec::Exec& ex, bool energies);
+  void step_graphed(bool energies);
+  void record_graph(int variant);
   void step_npt();
   void maybe_rebuild();
   void rebuild();
@@ -153,6 +170,11 @@ class Simulation {
   int64_t natoms_ = 0;
   std::unique_ptr<ParticleDecomposition> dd_;
   std::vector<Bond> all_bonds_;  // decomposed runs: every rank's bond list is rebuilt from these at a rebuild
+  // CUDA-graph step (single rank, device): the graphs, the addresses they were recorded with (a change
+  // re-records them) and the step the device counter holds.
+  std::unique_ptr<StepGraphs> graphs_;
+  std::array<uint64_t, 12> graph_sig_{};
+  int64_t graph_step_ = -1;
 };
 
 }  // namespace tessera::md

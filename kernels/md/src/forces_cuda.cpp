@@ -1,0 +1,194 @@
+// The tuned CUDA pair-force kernel: TPP lanes per particle (TPP = 1, 2, 4, 8) split its neighbour list
+// (lane l takes entries l, l + TPP, ...), each sums its share in the evaluator's precision, and the
+// lanes combine their sums with warp shuffles. Several lanes per particle give small systems enough
+// threads to fill the card (64,000 particles are 500 blocks of 128 with one lane) and let large ones keep
+// more loads in flight. With the list layout neigh[k * n + i], the TPP lanes of 32 / TPP consecutive
+// particles read full 32-byte sectors for TPP <= 4.
+// Same physics as the portable functor (forces.cpp, PairForce): the same evaluator, separations formed
+// in double and rounded to T, energies and virials summed in double; with TPP = 1 the sums run in the
+// same order. A particle whose count exceeds the capacity (a device-resident build could not regrow,
+// neighbor.hpp) takes its pairs from the cell stencil instead, with the same cut-off test (a second,
+// normally empty kernel).
+// tests/md/test_md_tuned.cpp compares this kernel with the portable one on random configurations.
+#include <algorithm>
+#include <string>
+
+#include "tessera/core/error.hpp"
+#include "tessera/md/forces.hpp"
+#include "tessera/md/pair_lj.hpp"
+#include "tessera/md/pair_morse.hpp"
+#include "tessera/md/pair_table.hpp"
+
+#if TESSERA_CUDA_COMPILER
+#include <cuda_runtime.h>
+
+#include "tessera/core/cuda_check.hpp"
+#endif
+
+namespace tessera::md {
+
+int default_threads_per_atom(int64_t n) {
+  // Enough threads in flight: below ~500,000 particles one lane per particle leaves SMs idle.
+  return n < 500000 ? 4 : 2;
+}
+
+#if TESSERA_CUDA_COMPILER
+bool tuned_pair_forces_available() { return true; }
+
+namespace {
+constexpr int kBlock = 128;
+
+// One pair (i, j): the portable functor's arithmetic (PairForce in forces.cpp).
+template <class Eval, class T, bool Energy>
+struct Acc {
+  T fx = 0, fy = 0, fz = 0;
+  double e = 0, w = 0;
+  __device__ __forceinline__ void add(const ParticleView& p, const Box& box, const typename Eval::Param* row, double xi,
+                                      double yi, double zi, int j) {
+    const T dx = T(box.image(xi - __ldg(p.x + j), 0));
+    const T dy = T(box.image(yi - __ldg(p.y + j), 1));
+    const T dz = T(box.image(zi - __ldg(p.z + j), 2));
+    const T r2 = dx * dx + dy * dy + dz * dz;
+    T fr, u;
+    if (Eval::eval(r2, row[__ldg(p.type + j)], fr, u)) {
+      fx += fr * dx;
+      fy += fr * dy;
+      fz += fr * dz;
+      if (Energy) {
+        e += 0.5 * double(u);
+        w += 0.5 * double(fr) * double(r2);
+      }
+    }
+  }
+  __device__ __forceinline__ void store(const ParticleView& p, int64_t i) const {
+    p.fx[i] = double(fx);
+    p.fy[i] = double(fy);
+    p.fz[i] = double(fz);
+    if (Energy) {
+      p.pe[i] = e;
+      p.vir[i] = w;
+    }
+  }
+};
+
+// The list loop. A particle whose count overflowed the capacity is left to pair_force_overflow.
+template <class Eval, class T, bool Energy, int TPP>
+__global__ void __launch_bounds__(kBlock) pair_force_tuned(ParticleView p, Box box, NeighborView nl,
+                                                           const typename Eval::Param* __restrict__ params, int ntypes) {
+  const int64_t t = int64_t(blockIdx.x) * kBlock + threadIdx.x;
+  const int64_t i = t / TPP;
+  const int lane = int(t % TPP);
+  Acc<Eval, T, Energy> a;
+  bool mine = false;
+  if (i < p.n) {
+    const int cnt = __ldg(nl.count + i);
+    mine = cnt <= nl.capacity;
+    if (mine) {
+      const typename Eval::Param* row = params + __ldg(p.type + i) * ntypes;
+      const double xi = p.x[i], yi = p.y[i], zi = p.z[i];
+      const int* __restrict__ col = nl.neigh + i;
+      for (int k = lane; k < cnt; k += TPP) a.add(p, box, row, xi, yi, zi, __ldg(col + int64_t(k) * nl.stride));
+    }
+  }
+  if constexpr (TPP > 1) {
+    // Groups of TPP lanes are aligned inside the warp and every lane takes part (inactive ones with zeros).
+    for (int o = TPP / 2; o > 0; o >>= 1) {
+      a.fx += __shfl_xor_sync(0xffffffffu, a.fx, o);
+      a.fy += __shfl_xor_sync(0xffffffffu, a.fy, o);
+      a.fz += __shfl_xor_sync(0xffffffffu, a.fz, o);
+      if (Energy) {
+        a.e += __shfl_xor_sync(0xffffffffu, a.e, o);
+        a.w += __shfl_xor_sync(0xffffffffu, a.w, o);
+      }
+    }
+  }
+  if (mine && lane == 0) a.store(p, i);
+}
+
+// The cold path, launched after the list loop when device-resident builds are in use: nothing unless the
+// builds saw a count above the capacity (*max_count, neighbor.hpp); then every overflowing particle takes
+// its pairs from the cell stencil, one thread each. A separate kernel keeps the list loop's registers low.
+template <class Eval, class T, bool Energy>
+__global__ void __launch_bounds__(kBlock) pair_force_overflow(ParticleView p, Box box, NeighborView nl, CellView cells,
+                                                              const int* max_count,
+                                                              const typename Eval::Param* __restrict__ params, int ntypes) {
+  if (*max_count <= nl.capacity) return;
+  for (int64_t i = int64_t(blockIdx.x) * kBlock + threadIdx.x; i < p.n; i += int64_t(gridDim.x) * kBlock) {
+    if (nl.count[i] <= nl.capacity) continue;
+    const typename Eval::Param* row = params + p.type[i] * ntypes;
+    const double xi = p.x[i], yi = p.y[i], zi = p.z[i];
+    Acc<Eval, T, Energy> a;
+    for_each_cell_candidate(cells, i, 0, 1, [&](int j) {
+      if (j != int(i)) a.add(p, box, row, xi, yi, zi, j);
+    });
+    a.store(p, i);
+  }
+}
+
+template <class Eval, class T, bool Energy, int TPP>
+void launch(cudaStream_t st, const ParticleView& v, const Box& box, const NeighborView& nl,
+            const typename Eval::Param* prm, int nt) {
+  const int64_t threads = v.n * TPP;
+  const unsigned grid = unsigned((threads + kBlock - 1) / kBlock);
+  pair_force_tuned<Eval, T, Energy, TPP><<<grid, kBlock, 0, st>>>(v, box, nl, prm, nt);
+  TESSERA_CUDA_CHECK_LAUNCH("md::pair_force_tuned");
+}
+
+template <class Eval, class T, bool Energy>
+void launch_tpp(int tpp, cudaStream_t st, const ParticleView& v, const Box& box, const NeighborView& nl,
+                const NeighborList& list, const typename Eval::Param* prm, int nt) {
+  switch (tpp) {
+    case 1: launch<Eval, T, Energy, 1>(st, v, box, nl, prm, nt); break;
+    case 2: launch<Eval, T, Energy, 2>(st, v, box, nl, prm, nt); break;
+    case 4: launch<Eval, T, Energy, 4>(st, v, box, nl, prm, nt); break;
+    case 8: launch<Eval, T, Energy, 8>(st, v, box, nl, prm, nt); break;
+    default: TESSERA_THROW("md: threads_per_atom must be 1, 2, 4 or 8 (got " + std::to_string(tpp) + ")");
+  }
+  if (!list.device_builds()) return;  // a host build() regrows the list: no count above the capacity
+  const unsigned grid = unsigned(std::min<int64_t>(264, (v.n + kBlock - 1) / kBlock));
+  pair_force_overflow<Eval, T, Energy><<<grid, kBlock, 0, st>>>(v, box, nl, list.cells(), list.device_max_count(), prm, nt);
+  TESSERA_CUDA_CHECK_LAUNCH("md::pair_force_overflow");
+}
+
+template <class Eval>
+void launch_eval(const exec::Exec& ex, const ParticleView& v, const Box& box, const NeighborView& nl,
+                 const NeighborList& c, const typename Eval::Param* prm, int nt, Precision prec, bool energy, int tpp) {
+  const auto st = static_cast<cudaStream_t>(ex.stream);
+  if (prec == Precision::mixed) {
+    if (energy) launch_tpp<Eval, float, true>(tpp, st, v, box, nl, c, prm, nt);
+    else launch_tpp<Eval, float, false>(tpp, st, v, box, nl, c, prm, nt);
+  } else {
+    if (energy) launch_tpp<Eval, double, true>(tpp, st, v, box, nl, c, prm, nt);
+    else launch_tpp<Eval, double, false>(tpp, st, v, box, nl, c, prm, nt);
+  }
+}
+}  // namespace
+
+void compute_pair_forces_tuned(const exec::Exec& ex, Particles& p, const Box& box, const NeighborList& nl,
+                               const PairPotential& pot, Precision prec, bool energy, int threads_per_atom) {
+  TESSERA_REQUIRE(ex.on_device(), "md: the tuned pair kernel runs on the device only (use the portable one on the host)");
+  TESSERA_REQUIRE(pot.ntypes() == p.ntypes(), "pair potential and particles disagree on the number of types");
+  const ParticleView v = p.view();
+  const NeighborView n = nl.view();
+  TESSERA_REQUIRE(n.stride == v.n, "neighbour list is out of date (built for a different particle count)");
+  if (v.n == 0) return;
+  const int tpp = threads_per_atom > 0 ? threads_per_atom : default_threads_per_atom(v.n);
+  switch (pot.style()) {
+    case PairStyle::lj: launch_eval<PairLJ>(ex, v, box, n, nl, pot.lj(), pot.ntypes(), prec, energy, tpp); break;
+    case PairStyle::morse: launch_eval<PairMorse>(ex, v, box, n, nl, pot.morse(), pot.ntypes(), prec, energy, tpp); break;
+    case PairStyle::table: launch_eval<PairTable>(ex, v, box, n, nl, pot.table(), pot.ntypes(), prec, energy, tpp); break;
+  }
+}
+
+#else
+
+bool tuned_pair_forces_available() { return false; }
+
+void compute_pair_forces_tuned(const exec::Exec&, Particles&, const Box&, const NeighborList&, const PairPotential&,
+                               Precision, bool, int) {
+  TESSERA_THROW("md: the tuned pair kernel needs a CUDA build (TESSERA_ENABLE_CUDA=ON) and a GPU");
+}
+
+#endif
+
+}  // namespace tessera::md
