@@ -243,7 +243,7 @@ void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t alig
         lanes.emplace_back([&, l] {
           emu::tw = &w;
           emu::tlane = l;
-          lbm::detail::pair_update<L, S, K, false>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t0 + l, k, l);
+          lbm::detail::pair_update<L, S, K, 0>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t0 + l, k, l);
         });
       for (std::thread& t : lanes) t.join();
     }

@@ -48,10 +48,10 @@ namespace {
 
 __constant__ WallTable c_pair_walls;
 
-template <class L, class S, CollisionKind K, int BX, int MB, bool PF>
+template <class L, class S, CollisionKind K, int BX, int MB, int M>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_pair(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<float> a, PairGeom g) {
-  pair_update<L, S, K, PF>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
+  pair_update<L, S, K, M>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
                            threadIdx.x & 31u);
 }
 
@@ -63,15 +63,16 @@ constexpr int pair_min_blocks() {
   return (L::Q <= 19 && sizeof(S) == 2) ? 5 : 4;
 }
 
-template <class L, class S, CollisionKind K, int BX, int MB, bool PF>
+template <class L, class S, CollisionKind K, int BX, int MB, int M>
 void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGeom& pg) {
   const GridLayout& g = s.grid();
   const dim3 grid(unsigned((uint64_t(pg.pairs) + BX - 1) / BX), unsigned(g.nz));
-  stream_collide_pair<L, S, K, BX, MB, PF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg);
+  stream_collide_pair<L, S, K, BX, MB, M><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg);
 }
 
-// Tuning variants (BGK only, the benchmark's collision): TESSERA_LBM_PAIR=BXxMB[pf] picks the block size,
-// the minimum blocks per SM and the L2 256-byte prefetch hint at run time; "off" runs the one-cell kernel.
+// Tuning variants (BGK only, the benchmark's collision): TESSERA_LBM_PAIR=BXxMB picks the block size and
+// the minimum blocks per SM, mN the cache mode N of the pair accesses (tuned_pair_kernel.hpp), at run
+// time; "off" runs the one-cell kernel.
 std::string pair_variant() {
   static const std::string v = [] {
     const char* e = std::getenv("TESSERA_LBM_PAIR");
@@ -107,15 +108,18 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, con
   constexpr int MB = pair_min_blocks<L, S>();
   if constexpr (K == CollisionKind::BGK) {
     const std::string& v = pair_variant();
-    if (v == "128x4pf") go<L, S, K, 128, 4, true>(st, s, a, pg);
-    else if (v == "128x5") go<L, S, K, 128, 5, false>(st, s, a, pg);
-    else if (v == "256x2") go<L, S, K, 256, 2, false>(st, s, a, pg);
-    else if (v == "128x4") go<L, S, K, 128, 4, false>(st, s, a, pg);
-    else if (v == "128x6") go<L, S, K, 128, 6, false>(st, s, a, pg);
-    else if (v == "128x5pf") go<L, S, K, 128, 5, true>(st, s, a, pg);
-    else go<L, S, K, 128, MB, false>(st, s, a, pg);
+    if (v == "128x4") go<L, S, K, 128, 4, 0>(st, s, a, pg);
+    else if (v == "128x5") go<L, S, K, 128, 5, 0>(st, s, a, pg);
+    else if (v == "256x2") go<L, S, K, 256, 2, 0>(st, s, a, pg);
+    else if (v == "m1") go<L, S, K, 128, MB, 1>(st, s, a, pg);
+    else if (v == "m2") go<L, S, K, 128, MB, 2>(st, s, a, pg);
+    else if (v == "m3") go<L, S, K, 128, MB, 3>(st, s, a, pg);
+    else if (v == "m4") go<L, S, K, 128, MB, 4>(st, s, a, pg);
+    else if (v == "m5") go<L, S, K, 128, MB, 5>(st, s, a, pg);
+    else if (v == "m6") go<L, S, K, 128, MB, 6>(st, s, a, pg);
+    else go<L, S, K, 128, MB, 0>(st, s, a, pg);
   } else {
-    go<L, S, K, 128, MB, false>(st, s, a, pg);
+    go<L, S, K, 128, MB, 0>(st, s, a, pg);
   }
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_pair");
 }

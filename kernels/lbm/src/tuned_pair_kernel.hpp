@@ -47,29 +47,53 @@ struct PairOps<half_t> {
   __device__ static float lo_from_above(V v) { return lo_of(__shfl_down_sync(0xffffffffu, v, 1)); }
 };
 
-// Loads, optionally with an L2 prefetch-size hint of 256 bytes (PTX ld.global.L2::256B, sm_80+): the L2
-// fetches the whole 256-byte block around the access from DRAM.
-template <bool PF>
+// Cache modes of the pair accesses (tuning; bits): 1 = loads with the L2 prefetch-size hint of 256 bytes
+// (PTX ld.global.L2::256B, sm_80+: the L2 fetches the whole 256-byte block around the access), 2 = stores
+// evict-first (st.global.cs), 4 = loads cached in L2 only (ld.global.cg). 0 = plain accesses.
+template <int M>
 __device__ inline float2 ld_pair(const float2* p) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (PF) {
-    float2 v;
+  float2 v;
+  if constexpr ((M & 5) == 1) {
     asm volatile("ld.global.L2::256B.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p));
     return v;
+  } else if constexpr ((M & 5) == 5) {
+    asm volatile("ld.global.cg.L2::256B.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p));
+    return v;
+  } else if constexpr ((M & 5) == 4) {
+    return __ldcg(p);
   }
 #endif
   return *p;
 }
-template <bool PF>
+template <int M>
 __device__ inline uint32_t ld_pair(const uint32_t* p) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (PF) {
-    uint32_t v;
+  uint32_t v;
+  if constexpr ((M & 5) == 1) {
     asm volatile("ld.global.L2::256B.b32 %0, [%1];" : "=r"(v) : "l"(p));
     return v;
+  } else if constexpr ((M & 5) == 5) {
+    asm volatile("ld.global.cg.L2::256B.b32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+  } else if constexpr ((M & 5) == 4) {
+    return __ldcg(reinterpret_cast<const unsigned int*>(p));
   }
 #endif
   return *p;
+}
+template <int M, class V>
+__device__ inline void st_pair(V* p, V v) {
+#if defined(__CUDA_ARCH__)
+  if constexpr ((M & 2) != 0) {
+    if constexpr (sizeof(V) == 8)
+      __stcs(reinterpret_cast<float2*>(p), v);
+    else
+      __stcs(reinterpret_cast<unsigned int*>(p), v);
+    return;
+  }
+#endif
+  *p = v;
 }
 
 // Thread t of plane k (blockIdx.y) owns the cells base + 2t and base + 2t + 1, base = the plane's first
@@ -96,7 +120,7 @@ struct PairGeom {
 };
 
 // The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table.
-template <class L, class S, CollisionKind K, bool PF>
+template <class L, class S, CollisionKind K, int M>
 __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
                                    unsigned lane) {
@@ -141,15 +165,15 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
   float lo[Q], hi[Q];
   if (!a.odd) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) P::unpack(ld_pair<PF>(reinterpret_cast<const V*>(f + (uint32_t(q) * n + c))), lo[q], hi[q]);
+    for (int q = 0; q < Q; ++q) P::unpack(ld_pair<M>(reinterpret_cast<const V*>(f + (uint32_t(q) * n + c))), lo[q], hi[q]);
   } else if (fast) {
-    P::unpack(ld_pair<PF>(reinterpret_cast<const V*>(f + c)), lo[0], hi[0]);
+    P::unpack(ld_pair<M>(reinterpret_cast<const V*>(f + c)), lo[0], hi[0]);
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) {
       const int cx = L::c(q, 0);
       const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
       const uint32_t e = uint32_t(opposite(q)) * n + c - uint32_t(yz);  // slot opp(q), pair at x0 - (0, c_y, c_z)
-      const V v = ld_pair<PF>(reinterpret_cast<const V*>(f + e));
+      const V v = ld_pair<M>(reinterpret_cast<const V*>(f + e));
       if (cx == 0) {
         P::unpack(v, lo[q], hi[q]);
       } else if (cx == 1) {  // from x - 1: (x0 - 1, x0)
@@ -207,7 +231,7 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
   // A pair store at element e (even) of the values (vlo, vhi), each written only where its flag is set.
   auto put = [&](uint32_t e, float vlo, float vhi, bool wlo, bool whi) {
     if (wlo && whi) {
-      *reinterpret_cast<V*>(f + e) = P::pack(vlo, vhi);
+      st_pair<M>(reinterpret_cast<V*>(f + e), P::pack(vlo, vhi));
     } else {
       if (wlo) f[e] = Storage<S>::store(vlo);
       if (whi) f[e + 1u] = Storage<S>::store(vhi);
