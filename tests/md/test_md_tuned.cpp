@@ -169,7 +169,7 @@ TEST_CASE("Overflowing device-resident builds: the tuned kernel takes the cells 
   }
 }
 
-TEST_CASE("Device-resident build with reordering gives the host build's list", "[md][neighbor][gpu]") {
+TEST_CASE("Device-resident build with reordering: sorted particles, every pair within reach, exact forces", "[md][neighbor][gpu]") {
   TESSERA_GPU_TEST();
   Box box;
   const HostParticles h = jittered_fcc(6, 0.8442, 0.3, 2, 12u, box);
@@ -186,6 +186,30 @@ TEST_CASE("Device-resident build with reordering gives the host build's list", "
   copy_n(keys.data(), MemKind::Host, nl.cells().key, MemKind::Device, keys.size());
   CHECK(std::is_sorted(keys.begin(), keys.end()));  // particles now in cell order
   CHECK(std::set<int64_t>(hp.id.begin(), hp.id.end()).size() == hp.id.size());
+  // The float fill lists every pair within rc + skin (the exact list) and nothing beyond its small margin.
+  const auto n = std::size_t(hp.size());
+  const NeighborView v = nl.view();
+  std::vector<int> cnt(n), nb(n * std::size_t(v.capacity));
+  copy_n(cnt.data(), MemKind::Host, v.count, MemKind::Device, n);
+  copy_n(nb.data(), MemKind::Host, v.neigh, MemKind::Device, nb.size());
+  const auto exact = brute_force_neighbors(hp, box, 2.8);
+  std::size_t extra = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    REQUIRE(cnt[i] <= v.capacity);
+    std::vector<int> got;
+    for (int k = 0; k < cnt[i]; ++k) got.push_back(nb[std::size_t(k) * n + i]);
+    std::sort(got.begin(), got.end());
+    CHECK(std::adjacent_find(got.begin(), got.end()) == got.end());
+    for (int j : exact[i]) CHECK(std::binary_search(got.begin(), got.end(), j));
+    for (int j : got) {
+      const double dx = box.image(hp.x[i] - hp.x[std::size_t(j)], 0), dy = box.image(hp.y[i] - hp.y[std::size_t(j)], 1),
+                   dz = box.image(hp.z[i] - hp.z[std::size_t(j)], 2);
+      CHECK(std::sqrt(dx * dx + dy * dy + dz * dz) < 2.8 * (1 + 1e-6) + 1e-6 * (box.L[0] + 0.3) + 1e-9);
+    }
+    extra += got.size() - exact[i].size();
+  }
+  INFO("pairs listed beyond rc + skin (inside the float margin): " << extra);
+  CHECK(extra <= n / 100);
   compute_pair_forces(exec::Space::Device, p, box, nl, pot, Precision::dbl, true, PairKernel::portable);
   const ById got = by_id(p);
   const ReferenceForces ref = reference_pair_forces(h, box, pot);

@@ -138,6 +138,68 @@ struct Iota {
 };
 
 #if TESSERA_CUDA_COMPILER
+// The fill of a device-resident build (build_async), in float: positions packed as float4 after the
+// wrap (and the reordering), and the periodic image of each stencil cell applied as a shift of +-L
+// instead of a minimum image per candidate (axes with fewer than 3 cells keep the minimum image). The
+// cut-off is widened by a margin that covers the float rounding of coordinates up to `extent`, so the
+// list holds every pair the double-precision fill would (and perhaps a few beyond rc + skin, which the
+// force kernels skip by their own cut-off test). Same cells, same order as Fill.
+struct PackF4 {
+  const double *x, *y, *z;
+  float4* q;
+  TESSERA_HD void operator()(int64_t i) const { q[i] = make_float4(float(x[i]), float(y[i]), float(z[i]), 0.f); }
+};
+
+constexpr int kFillThreads = 128;
+__global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restrict__ q, int64_t n, const int* __restrict__ key,
+                                                         const int* __restrict__ sorted, const int* __restrict__ start,
+                                                         const int* __restrict__ end, int3 nc, float3 L, int3 shift_axis,
+                                                         int3 image_axis, int* __restrict__ neigh, int* __restrict__ count,
+                                                         int64_t stride, int capacity, float range2) {
+  const int64_t i = int64_t(blockIdx.x) * kFillThreads + threadIdx.x;
+  if (i >= n) return;
+  const int k = key[i];
+  const int c0 = k % nc.x, c1 = (k / nc.x) % nc.y, c2 = k / (nc.x * nc.y);
+  const float4 qi = q[i];
+  const int m0 = nc.x >= 3 ? 3 : nc.x, m1 = nc.y >= 3 ? 3 : nc.y, m2 = nc.z >= 3 ? 3 : nc.z;
+  int cnt = 0;
+  for (int a2 = 0; a2 < m2; ++a2) {
+    int d2 = nc.z >= 3 ? c2 + a2 - 1 : a2;
+    float sz = 0.f;  // x_j seen from i is x_j + s (the image across the boundary)
+    if (nc.z >= 3 && d2 < 0) d2 += nc.z, sz = shift_axis.z ? -L.z : 0.f;
+    else if (nc.z >= 3 && d2 >= nc.z) d2 -= nc.z, sz = shift_axis.z ? L.z : 0.f;
+    for (int a1 = 0; a1 < m1; ++a1) {
+      int d1 = nc.y >= 3 ? c1 + a1 - 1 : a1;
+      float sy = 0.f;
+      if (nc.y >= 3 && d1 < 0) d1 += nc.y, sy = shift_axis.y ? -L.y : 0.f;
+      else if (nc.y >= 3 && d1 >= nc.y) d1 -= nc.y, sy = shift_axis.y ? L.y : 0.f;
+      for (int a0 = 0; a0 < m0; ++a0) {
+        int d0 = nc.x >= 3 ? c0 + a0 - 1 : a0;
+        float sx = 0.f;
+        if (nc.x >= 3 && d0 < 0) d0 += nc.x, sx = shift_axis.x ? -L.x : 0.f;
+        else if (nc.x >= 3 && d0 >= nc.x) d0 -= nc.x, sx = shift_axis.x ? L.x : 0.f;
+        const int c = d0 + nc.x * (d1 + nc.y * d2);
+        const float xi = qi.x - sx, yi = qi.y - sy, zi = qi.z - sz;
+        const int e = end[c];
+        for (int s = start[c]; s < e; ++s) {
+          const int j = sorted ? sorted[s] : s;
+          if (j == int(i)) continue;
+          const float4 qj = q[j];
+          float dx = xi - qj.x, dy = yi - qj.y, dz = zi - qj.z;
+          if (image_axis.x) dx -= L.x * rintf(dx / L.x);
+          if (image_axis.y) dy -= L.y * rintf(dy / L.y);
+          if (image_axis.z) dz -= L.z * rintf(dz / L.z);
+          if (dx * dx + dy * dy + dz * dz < range2) {
+            if (cnt < capacity) neigh[int64_t(cnt) * stride + i] = j;
+            ++cnt;
+          }
+        }
+      }
+    }
+  }
+  count[i] = cnt;
+}
+
 // Largest count into *dmax (a running max); the last block to finish mirrors it to pinned host memory,
 // so that the host can look at it without synchronising.
 constexpr int kMaxBlocks = 264, kMaxThreads = 256;
@@ -256,6 +318,7 @@ void NeighborList::build(const exec::Exec& ex, Particles& p, const Box& box) {
     }
     d_max_count_.zero();
     h_max_count_[0] = 0;
+    ensure(pos4_, std::size_t(p.total()), MemKind::Device, "md::pos_f4");  // for build_async
   }
   int mx = fill(ex, p, box);
   if (mx > capacity_) {  // overflow: grow with head-room and rebuild; nothing was lost, only not stored
@@ -283,13 +346,31 @@ void NeighborList::build_async(const exec::Exec& ex, Particles& p, const Box& bo
 #if TESSERA_CUDA_COMPILER
   device_builds_ = true;
   const double range = rc_ + skin_;
+  check_range(box, range, "neighbour list");
   bin_and_sort(ex, p, box, reorder);
-  exec::parallel_for(ex, "md::neigh_fill", n,
-                     Fill{p.view(), box, nc_[0], nc_[1], nc_[2], reordered_ ? key_sorted_.data() : key_.data(),
-                          sorted_.data(), cell_start_.data(), cell_end_.data(), neigh_.data(), count_.data(), n,
-                          capacity_, range * range});
+  // Float positions for the fill (neighbour candidates may be ghosts in general: pack all of them).
+  const int64_t nt = p.total();
+  ensure(pos4_, std::size_t(nt), MemKind::Device, "md::pos_f4");  // (sized by build(): no allocation here)
+  float4* q = reinterpret_cast<float4*>(pos4_.data());
+  exec::parallel_for(ex, "md::pack_f4", nt, PackF4{p.x.data(), p.y.data(), p.z.data(), q});
+  // Margin: float coordinates of magnitude up to `extent` are off by <= extent * 2^-24 each; a separation
+  // (two coordinates and a shift) by a few of those per axis. 8 * 2^-24 * extent per axis, sqrt(3) over
+  // the three, with room to spare: range * (1 + 1e-6) + 1e-6 * extent.
+  double extent = 0;
+  for (int a = 0; a < 3; ++a) extent = std::max(extent, std::abs(box.lo[a]) + box.L[a] + skin_);
+  const double wide = range * (1 + 1e-6) + 1e-6 * extent;
+  const int3 nc{nc_[0], nc_[1], nc_[2]};
+  const float3 Lf{float(box.L[0]), float(box.L[1]), float(box.L[2])};
+  const int3 shift{box.periodic[0] && nc_[0] >= 3, box.periodic[1] && nc_[1] >= 3, box.periodic[2] && nc_[2] >= 3};
+  const int3 image{box.periodic[0] && nc_[0] < 3, box.periodic[1] && nc_[1] < 3, box.periodic[2] && nc_[2] < 3};
+  const auto st = static_cast<cudaStream_t>(ex.stream);
+  fill_fast<<<unsigned((n + kFillThreads - 1) / kFillThreads), kFillThreads, 0, st>>>(
+      q, n, reordered_ ? key_sorted_.data() : key_.data(), reordered_ ? nullptr : sorted_.data(),
+      cell_start_.data(), cell_end_.data(), nc, Lf, shift, image, neigh_.data(), count_.data(), n, capacity_,
+      float(wide * wide));
+  TESSERA_CUDA_CHECK_LAUNCH("md::neigh_fill_fast");
   const unsigned grid = unsigned(std::min<int64_t>(kMaxBlocks, (n + kMaxThreads - 1) / kMaxThreads));
-  max_count_kernel<<<grid, kMaxThreads, 0, static_cast<cudaStream_t>(ex.stream)>>>(
+  max_count_kernel<<<grid, kMaxThreads, 0, st>>>(
       count_.data(), n, d_max_count_.data(), d_done_.data(), h_max_count_.data());
   TESSERA_CUDA_CHECK_LAUNCH("md::neigh_max_async");
   exec::parallel_for(ex, "md::neigh_snapshot", n,

@@ -28,6 +28,11 @@
 
 namespace tessera::md {
 
+// 16 bytes with the alignment of CUDA's float4 (the device-resident fill reads positions as float4).
+struct alignas(16) float4_storage {
+  float x, y, z, w;
+};
+
 struct NeighborView {
   const int* neigh = nullptr;
   const int* count = nullptr;
@@ -122,6 +127,7 @@ class NeighborList {
   Buffer<double> x0_, y0_, z0_;
   Buffer<unsigned char> sort_tmp_;
   Buffer<int> d_max_count_;       // device: running max of the device-resident builds' counts
+  Buffer<float4_storage> pos4_;   // device-resident builds: float positions for the fill
   Buffer<unsigned> d_done_;       // device: block counter of the max kernel
   Buffer<int> h_max_count_;       // pinned mirror of d_max_count_
   bool reordered_ = false;        // the last build permuted the particles: key_sorted_ is per particle
