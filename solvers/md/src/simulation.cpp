@@ -112,6 +112,9 @@ void Simulation::rebuild() {
     bonds_.permute(ex_, order.data(), particles_.id.data(), particles_.size());
     nl_.build(ex_, particles_, box_);
   }
+  // A CUDA-graph run builds every list the way its graph does (float fill, neighbor.hpp), so that a list
+  // never depends on whether the host or the graph made it (restarts stay bit-identical).
+  if (graph_step()) nl_.build_async(ex_, particles_, box_, cfg_.sort_every > 0 && bonds_.empty());
 }
 
 void Simulation::maybe_rebuild() {
