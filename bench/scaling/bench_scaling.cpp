@@ -45,6 +45,7 @@ struct Options {
   std::string device, solver = "lbm", mode = "weak", transport = "host", precision = "fp32", kernel;
   int64_t size = 0;
   int steps = 20, reps = 5, levels = 0, warmup = -1;
+  bool md_graph = true;  // md on one rank: the CUDA-graph step (SimConfig::cuda_graph)
   double ceiling_gib = 0;
   bool overlap = true;
 };
@@ -72,6 +73,10 @@ struct Timing {
   std::string shape;
   int64_t builds = 0;      // md: neighbour-list builds inside the timed steps (rank 0)
   int64_t ghosts = 0;      // md: ghost atoms on rank 0 at the end
+  // md on several ranks, per rebuild inside the timed steps (rank 0, fenced host wall clock): migration,
+  // (cell, id) sort, ghost construction, and the neighbour-list build itself.
+  double migrate_ms = 0, sort_ms = 0, ghosts_ms = 0, list_ms = 0;
+  int64_t migrated = 0;
 };
 
 Timing run_lbm(const Options& o, exec::Space space, int P) {
@@ -139,7 +144,8 @@ Timing run_md(const Options& o, exec::Space space, int P) {
       "parallel: {{transport: {}}}\n",
       o.mode == "weak" ? n * P : n, n, n, o.warmup + o.steps, o.transport);
   const Case c = Case::from_string(yaml, md::schema(), "<bench_scaling md>");
-  const md::CaseConfig k = md::read_config(c);
+  md::CaseConfig k = md::read_config(c);
+  k.sim.cuda_graph = o.md_graph;
   const md::InitialSystem init = md::build_initial(k, k.sim.units);
   md::Simulation sim(space, k.sim, init.box, init.particles, md::build_potential(space, k, int(k.mass.size())),
                      init.bonds, md::build_bond_params(k), MPI_COMM_WORLD, k.transport);
@@ -149,10 +155,24 @@ Timing run_md(const Options& o, exec::Space space, int P) {
     exec::fence(sim.exec());
   };
   advance(o.warmup);
-  const int64_t b0 = sim.neighbors().stats().builds;
+  const int64_t b0 = sim.list_builds();
+  const double l0 = sim.neighbors().stats().build_ms;
+  const int64_t h0 = sim.neighbors().stats().builds;
+  const md::ParticleDecomposition* d = sim.decomposition();
+  const md::DecompositionStats s0 = d ? d->stats() : md::DecompositionStats{};
   Timing t;
   t.seconds = time_steps(MPI_COMM_WORLD, o.reps, [&] { advance(o.steps); });
-  t.builds = (sim.neighbors().stats().builds - b0) / std::max(1, o.reps);
+  t.builds = (sim.list_builds() - b0) / std::max(1, o.reps);
+  const int64_t hb = sim.neighbors().stats().builds - h0;  // host-driven builds (every build on several ranks)
+  if (hb > 0) t.list_ms = (sim.neighbors().stats().build_ms - l0) / double(hb);
+  if (d && d->stats().rebuilds > s0.rebuilds) {
+    const md::DecompositionStats& s1 = d->stats();
+    const double r = double(s1.rebuilds - s0.rebuilds);
+    t.migrate_ms = (s1.migrate_ms - s0.migrate_ms) / r;
+    t.sort_ms = (s1.sort_ms - s0.sort_ms) / r;
+    t.ghosts_ms = (s1.ghosts_ms - s0.ghosts_ms) / r;
+    t.migrated = int64_t(double(s1.migrated - s0.migrated) / r);
+  }
   t.ghosts = sim.particles().ghosts();
   t.global_cells = sim.natoms();
   const md::ParticleDecomposition* dd = sim.decomposition();
@@ -187,6 +207,11 @@ int main(int argc, char** argv) {
     else if (a == "--steps") o.steps = std::atoi(next().c_str());
     else if (a == "--reps") o.reps = std::atoi(next().c_str());
     else if (a == "--warmup") o.warmup = std::atoi(next().c_str());
+    else if (a == "--md-graph") {
+      const std::string v = next();
+      if (v != "on" && v != "off") usage("--md-graph is on or off");
+      o.md_graph = v == "on";
+    }
     else if (a == "--levels") o.levels = std::atoi(next().c_str());
     else if (a == "--precision") o.precision = next();
     else if (a == "--kernel") o.kernel = next();
@@ -230,8 +255,8 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     bench::Record r = bench::environment_record(space, ceil);
     r.set("benchmark", "scaling")
-        .set("case", fmt::format("{}-{}-{}-{}-n{}{}", o.solver, o.mode, t.resolved, o.precision, o.size,
-                                 o.overlap ? "" : "-nooverlap"))
+        .set("case", fmt::format("{}-{}-{}-{}-n{}{}{}", o.solver, o.mode, t.resolved, o.precision, o.size,
+                                 o.overlap ? "" : "-nooverlap", o.md_graph || o.solver != "md" ? "" : "-nograph"))
         .set("overlap", o.overlap)
         .set("solver", o.solver).set("mode", o.mode).set("ranks", P).set("transport_requested", o.transport)
         .set("transport", t.resolved).set("size_per_rank_or_total", static_cast<long long>(o.size))
@@ -243,7 +268,10 @@ int main(int argc, char** argv) {
                                 : o.solver == "md" ? "atom-steps/s" : "cell-updates/s");
     if (o.solver == "md")  // global_cells / cells_per_rank hold atoms here
       r.set("atoms", static_cast<long long>(t.global_cells)).set("warmup_steps", o.warmup)
-          .set("list_builds_timed", static_cast<long long>(t.builds)).set("ghosts_rank0", static_cast<long long>(t.ghosts));
+          .set("list_builds_timed", static_cast<long long>(t.builds)).set("ghosts_rank0", static_cast<long long>(t.ghosts))
+          .set("cuda_graph_one_rank", o.md_graph).set("list_build_ms_each", t.list_ms)
+          .set("migrate_ms_each", t.migrate_ms).set("sort_ms_each", t.sort_ms).set("ghosts_ms_each", t.ghosts_ms)
+          .set("migrated_per_rebuild_rank0", static_cast<long long>(t.migrated));
     else
       r.set("bytes_per_cell", bytes).set("fraction_of_ceiling", per_s * bytes / (ceil.bytes_per_s * P));
     std::printf("%s\n", r.str().c_str());

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 
@@ -168,7 +169,14 @@ void ensure_keep(Buffer<T>& b, int64_t n, int64_t keep, MemKind mk, const char* 
 }
 }  // namespace
 
+namespace {
+using steady = std::chrono::steady_clock;
+double ms_since(steady::time_point t) { return std::chrono::duration<double, std::milli>(steady::now() - t).count(); }
+}  // namespace
+
 void ParticleDecomposition::migrate(Particles& p, const Box& box) {
+  const auto t0 = steady::now();
+  ++stats_.rebuilds;
   const MemKind mk = default_memkind(ex_.space);
   const int w = atom_row_width(msd_);
   if (spare_.ntypes() == 0) spare_ = Particles(p.space(), 0, p.mass());
@@ -219,10 +227,14 @@ void ParticleDecomposition::migrate(Particles& p, const Box& box) {
         *b = Buffer<double>(std::size_t(nkeep + r0 + r1), mk, "md::msd_reference");
     gather_atoms(ex_, p, kept, nkeep, m[0].recv, r0, m[1].recv, r1, msd_, spare_);
     std::swap(p, spare_);
+    stats_.migrated += nlow + nhigh;
   }
+  exec::fence(ex_);
+  stats_.migrate_ms += ms_since(t0);
 }
 
 void ParticleDecomposition::sort(Particles& p, const Box& box, double range, Buffer<int>* order_out) {
+  const auto t0 = steady::now();
   const MemKind mk = default_memkind(ex_.space);
   if (spare_.ntypes() == 0) spare_ = Particles(p.space(), 0, p.mass());
   const Box lb = list_box(box);
@@ -240,9 +252,12 @@ void ParticleDecomposition::sort(Particles& p, const Box& box, double range, Buf
     if (n > 0) copy_n(order_out->data(), mk, sel_.data(), mk, std::size_t(n), ex_.stream);
   }
   std::swap(p, spare_);
+  exec::fence(ex_);
+  stats_.sort_ms += ms_since(t0);
 }
 
 void ParticleDecomposition::build_ghosts(Particles& p, const Box& box) {
+  const auto t0 = steady::now();
   const MemKind mk = default_memkind(ex_.space);
   stages_.clear();
   const int64_t nown = p.size();
@@ -303,6 +318,8 @@ void ParticleDecomposition::build_ghosts(Particles& p, const Box& box) {
   for (const Stage& s : stages_) nsend += s.nsend, nrecv += s.nrecv;
   ensure(d_send_, 3 * nsend, mk, "md::ghost_send");
   ensure(d_recv_, 3 * nrecv, mk, "md::ghost_recv");
+  exec::fence(ex_);
+  stats_.ghosts_ms += ms_since(t0);
 }
 
 std::vector<double> ParticleDecomposition::sum(const std::vector<double>& local) const {

@@ -109,6 +109,7 @@ void ParticleDecomposition::transfer(const Msg* m, int k) {
 }
 
 void ParticleDecomposition::forward(Particles& p, const Box& box) {
+  ++stats_.forwards;
   int64_t roff = 0;
   // Both stages of an axis read candidates that precede the axis's ghosts: one exchange per axis.
   for (std::size_t a = 0; a < stages_.size(); a += 2) {

@@ -67,6 +67,13 @@ struct HostAtoms {
   void push(const HostAtoms& o, int64_t i);  // append row i of o
 };
 
+// Where a decomposed rebuild spends its time (host wall clock around fenced work; bench_scaling reports it).
+struct DecompositionStats {
+  int64_t rebuilds = 0, forwards = 0;
+  double migrate_ms = 0, sort_ms = 0, ghosts_ms = 0;
+  int64_t migrated = 0;  // atoms sent by this rank, all axes
+};
+
 class ParticleDecomposition {
  public:
   // Collective over comm. Refuses (naming the fix) a rank count whose sub-boxes would be narrower than
@@ -98,6 +105,8 @@ class ParticleDecomposition {
   void build_ghosts(Particles& p, const Box& box);
   // Send the ghosts' current positions along the recorded plan (collective; every step between rebuilds).
   void forward(Particles& p, const Box& box);
+
+  const DecompositionStats& stats() const { return stats_; }
 
   // Collectives with identical results on every rank: sums added in rank order.
   std::vector<double> sum(const std::vector<double>& local) const;
@@ -154,6 +163,7 @@ class ParticleDecomposition {
   Buffer<double> d_send_, d_recv_;       // forward messages
   Buffer<double> m_send_, m_recv_;       // migration and ghost-build messages
   Buffer<double> h_send_, h_recv_;       // pinned staging (host-staged transport on a GPU run)
+  DecompositionStats stats_;
 };
 
 }  // namespace tessera::md
