@@ -114,7 +114,7 @@ void Simulation::rebuild() {
   }
   // A CUDA-graph run builds every list the way its graph does (float fill, neighbor.hpp), so that a list
   // never depends on whether the host or the graph made it (restarts stay bit-identical).
-  if (graph_step()) nl_.build_async(ex_, particles_, box_, cfg_.sort_every > 0 && bonds_.empty(), false);
+  if (graph_step()) nl_.build_async(ex_, particles_, box_, cfg_.sort_every > 0 && bonds_.empty());
 }
 
 void Simulation::maybe_rebuild() {
@@ -150,10 +150,7 @@ void Simulation::rebuild_list() {
   else rebuild();
 }
 
-int64_t Simulation::list_builds() {
-  if (graphs_) exec::fence(graphs_->exec());  // the device counts its builds (NeighborList::stats)
-  return nl_.stats().builds;
-}
+int64_t Simulation::list_builds() { return nl_.stats().builds + (graphs_ ? graphs_->builds() : 0); }
 
 // Records the step of variant v (0: without, 1: with energies): the integrator's first half, the rebuild
 // test, the device-resident rebuild under its condition, forces and the second half (see step()).
