@@ -46,6 +46,7 @@ std::vector<T> down(const Buffer<T>& b, int64_t n) {
 struct Outcome {
   std::vector<unsigned char> code;
   std::vector<int> low, kept;
+  std::vector<std::vector<int>> multi;  // select_codes: low, kept, high, bit 1 set
   std::vector<int> order_one, order_two;
   std::vector<double> gx, gvx, gfx, grx0;
   std::vector<int> gtype, gix;
@@ -80,6 +81,15 @@ Outcome run(exec::Space space, const HostParticles& h) {
   o.low = down(sel, nlow);
   const int64_t nkeep = select_code(ex, code.data(), n, 0xff, 0, sel.data(), s);
   o.kept = down(sel, nkeep);
+  // The same three selections at once (one synchronisation), and a mask selection (bit 1 of the code).
+  Buffer<int> three(std::size_t(4 * std::max<int64_t>(n, 1)), mk, "test");
+  const unsigned char masks[4] = {0xff, 0xff, 0xff, 2}, values[4] = {1, 0, 2, 2};
+  int* const outs[4] = {three.data(), three.data() + n, three.data() + 2 * n, three.data() + 3 * n};
+  int64_t cnt[4];
+  select_codes(ex, code.data(), n, 4, masks, values, outs, cnt, s);
+  const std::vector<int> all = down(three, 4 * n);
+  for (int j = 0; j < 4; ++j)
+    o.multi.emplace_back(all.begin() + j * n, all.begin() + j * n + cnt[j]);
 
   // Pack the low-bound atoms, then gather kept + that message (twice, as if from both neighbours).
   Buffer<int> lowidx(std::size_t(std::max<int64_t>(nlow, 1)), mk, "test");
@@ -131,6 +141,17 @@ TEST_CASE("md migration pieces equal plain references on the host", "[md][migrat
   CHECK(o.low == low);
   CHECK(o.kept == kept);
   CHECK(!low.empty());
+  std::vector<int> high, bit1;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (o.code[i] == 2) high.push_back(int(i));
+    if (o.code[i] & 2) bit1.push_back(int(i));
+  }
+  REQUIRE(o.multi.size() == 4);
+  CHECK(o.multi[0] == low);
+  CHECK(o.multi[1] == kept);
+  CHECK(o.multi[2] == high);
+  CHECK(o.multi[3] == bit1);
+  CHECK(bit1.size() > high.size());  // code 3 (two sub-boxes away) has bit 1 too
   // Gathered: kept atoms, then the low-bound ones twice, every array carried.
   std::vector<int> src = kept;
   src.insert(src.end(), low.begin(), low.end());
@@ -165,6 +186,7 @@ TEST_CASE("md migration pieces: the GPU equals the host bit for bit", "[md][migr
     CHECK(a.code == b.code);
     CHECK(a.low == b.low);
     CHECK(a.kept == b.kept);
+    CHECK(a.multi == b.multi);
     CHECK(a.gx == b.gx);
     CHECK(a.gvx == b.gvx);
     CHECK(a.gfx == b.gfx);

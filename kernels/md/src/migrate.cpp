@@ -266,6 +266,42 @@ int64_t select_code(const exec::Exec& ex, const unsigned char* code, int64_t n, 
   return m;
 }
 
+void select_codes(const exec::Exec& ex, const unsigned char* code, int64_t n, int k, const unsigned char* mask,
+                  const unsigned char* value, int* const* out, int64_t* count, MigrateScratch& s) {
+  (void)s;  // device scratch
+  TESSERA_REQUIRE(k >= 0 && k <= 4, "md::select_codes: at most four selections");
+  for (int j = 0; j < k; ++j) count[j] = 0;
+  if (n <= 0 || k == 0) return;
+  if (ex.on_device()) {
+#if TESSERA_CUDA_COMPILER
+    auto st = static_cast<cudaStream_t>(ex.stream);
+    ensure(s.count, 4, MemKind::Device, "md::select_count");
+    thrust::counting_iterator<int> first(0);
+    std::size_t bytes = 0;
+    for (int j = 0; j < k; ++j) {
+      std::size_t b = 0;
+      TESSERA_CUDA_CHECK(cub::DeviceSelect::If(nullptr, b, first, out[j], s.count.data() + j, int(n),
+                                               CodeIs{code, mask[j], value[j]}, st));
+      bytes = std::max(bytes, b);
+    }
+    ensure(s.tmp, bytes, MemKind::Device, "md::migrate_tmp");
+    for (int j = 0; j < k; ++j)  // stream-ordered: the temporary storage is reused in turn
+      TESSERA_CUDA_CHECK(cub::DeviceSelect::If(s.tmp.data(), bytes, first, out[j], s.count.data() + j, int(n),
+                                               CodeIs{code, mask[j], value[j]}, st));
+    int m[4] = {0, 0, 0, 0};
+    copy_n(m, MemKind::Host, s.count.data(), MemKind::Device, std::size_t(k), ex.stream);
+    exec::fence(ex);
+    for (int j = 0; j < k; ++j) count[j] = m[j];
+    return;
+#else
+    exec::detail::no_device_backend("md::select_codes");
+#endif
+  }
+  for (int64_t i = 0; i < n; ++i)
+    for (int j = 0; j < k; ++j)
+      if ((code[i] & mask[j]) == value[j]) out[j][count[j]++] = int(i);
+}
+
 void pack_atoms(const exec::Exec& ex, Particles& p, const int* idx, int64_t m, bool msd, double* buf) {
   if (m <= 0) return;
   const bool r = msd;

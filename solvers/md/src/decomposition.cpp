@@ -187,13 +187,22 @@ void ParticleDecomposition::migrate(Particles& p, const Box& box) {
     if (d == 1) continue;
     const int64_t n = p.size();
     ensure(code_, n, mk, "md::migrate_code");
-    ensure(sel_, n, mk, "md::migrate_sel");
     AxisSplit sp;
     sp.axis = ax, sp.lo = box.lo[ax], sp.L = box.L[ax], sp.dims = d, sp.me = coords_[std::size_t(ax)];
     sp.periodic = periodic_[ax];
     mark_leavers(ex_, p, sp, code_.data());
-    if (max_code(ex_, code_.data(), n) > 2) {
-      // Rare and fatal: find one offender on the host to name it.
+    // Low-bound, high-bound and kept indices in one pass of selections (one host synchronisation).
+    ensure(sel_, 3 * n, mk, "md::migrate_sel");
+    int* low = sel_.data();
+    int* high = low + n;
+    int* kept = high + n;
+    const unsigned char masks[3] = {0xff, 0xff, 0xff}, values[3] = {1, 2, 0};
+    int* const outs[3] = {low, high, kept};
+    int64_t cnt[3];
+    select_codes(ex_, code_.data(), n, 3, masks, values, outs, cnt, scratch_);
+    const int64_t nlow = cnt[0], nhigh = cnt[1], nkeep = cnt[2];
+    if (nlow + nhigh + nkeep != n) {
+      // Rare and fatal (code 3): find one offender on the host to name it.
       std::vector<unsigned char> c(static_cast<std::size_t>(n));
       std::vector<int64_t> id(static_cast<std::size_t>(n));
       copy_n(c.data(), MemKind::Host, code_.data(), mk, c.size());
@@ -201,14 +210,8 @@ void ParticleDecomposition::migrate(Particles& p, const Box& box) {
       const auto k = std::size_t(std::find(c.begin(), c.end(), (unsigned char)3) - c.begin());
       TESSERA_THROW(fmt::format("md: atom id {} moved across more than one sub-box along {} between two neighbour-list "
                                 "builds (the time step is far too large, or the system blew up)",
-                                id[k], "xyz"[ax]));
+                                id[k < c.size() ? k : 0], "xyz"[ax]));
     }
-    int* low = sel_.data();
-    const int64_t nlow = select_code(ex_, code_.data(), n, 0xff, 1, low, scratch_);
-    int* high = low + nlow;
-    const int64_t nhigh = select_code(ex_, code_.data(), n, 0xff, 2, high, scratch_);
-    int* kept = high + nhigh;
-    const int64_t nkeep = select_code(ex_, code_.data(), n, 0xff, 0, kept, scratch_);
     ensure(m_send_, int64_t(w) * (nlow + nhigh), mk, "md::migrate_send");
     pack_atoms(ex_, p, low, nlow, msd_, m_send_.data());
     pack_atoms(ex_, p, high, nhigh, msd_, m_send_.data() + int64_t(w) * nlow);
@@ -269,10 +272,17 @@ void ParticleDecomposition::build_ghosts(Particles& p, const Box& box) {
     // atom received from one side is not sent straight back (LAMMPS' swap order).
     const int64_t ncand = p.total();
     ensure(code_, ncand, mk, "md::migrate_code");
-    ensure_keep(d_idx_, nidx + 2 * ncand, nidx, mk, "md::ghost_send_idx");
+    ensure_keep(d_idx_, nidx + 2 * ncand, nidx, mk, "md::ghost_send_idx");  // both directions at most
     mark_faces(ex_, p, ncand, ax, sub_lo(box, ax) + gc_, sub_hi(box, ax) - gc_, code_.data());
     Stage st[2];
     Msg m[2];
+    // Both directions' indices in one pass of selections: low-face ones straight into the plan, high-face
+    // ones into sel_ (copied behind them once the low count is known; an atom may be near both faces).
+    ensure(sel_, ncand, mk, "md::migrate_sel");
+    const unsigned char bits[2] = {1, 2};
+    int* const outs[2] = {d_idx_.data() + nidx, sel_.data()};
+    int64_t cnt[2];
+    select_codes(ex_, code_.data(), ncand, 2, bits, bits, outs, cnt, scratch_);
     int64_t nsend_axis = 0;
     for (int k = 0; k < 2; ++k) {
       const int dir = k == 0 ? -1 : +1;
@@ -282,8 +292,8 @@ void ParticleDecomposition::build_ghosts(Particles& p, const Box& box) {
       const int edge = dir < 0 ? 0 : dims_[std::size_t(ax)] - 1;
       s.shift = (periodic_[ax] && coords_[std::size_t(ax)] == edge) ? -dir : 0;
       s.send_off = nidx;
-      const unsigned char bit = k == 0 ? 1 : 2;
-      s.nsend = s.dest == MPI_PROC_NULL ? 0 : select_code(ex_, code_.data(), ncand, bit, bit, d_idx_.data() + nidx, scratch_);
+      s.nsend = s.dest == MPI_PROC_NULL ? 0 : cnt[k];
+      if (k == 1 && s.nsend > 0) copy_n(d_idx_.data() + nidx, mk, outs[1], mk, std::size_t(s.nsend), ex_.stream);
       nidx += s.nsend;
       nsend_axis += s.nsend;
     }

@@ -55,6 +55,10 @@ int max_code(const exec::Exec& ex, const unsigned char* code, int64_t n);
 // only host synchronisation: the count is needed to size the messages).
 int64_t select_code(const exec::Exec& ex, const unsigned char* code, int64_t n, unsigned char mask,
                     unsigned char value, int* out, MigrateScratch& s);
+// k (<= 4) such selections at once, with one host synchronisation for all their counts: out[j] receives
+// the indices with (code & mask[j]) == value[j], count[j] their number. Each out[j] must hold n entries.
+void select_codes(const exec::Exec& ex, const unsigned char* code, int64_t n, int k, const unsigned char* mask,
+                  const unsigned char* value, int* const* out, int64_t* count, MigrateScratch& s);
 
 // Atom rows of p[idx[k]], k < m, into buf (atom layout; with msd the MSD references too). msd is the
 // run's setting, not p.has_reference(): a rank with no atoms must agree on the row width.
