@@ -111,26 +111,28 @@ void ParticleDecomposition::transfer(const Msg* m, int k) {
 void ParticleDecomposition::forward(Particles& p, const Box& box) {
   ++stats_.forwards;
   int64_t roff = 0;
-  // Both stages of an axis read candidates that precede the axis's ghosts: one exchange per axis.
+  // Both stages of an axis read candidates that precede the axis's ghosts: one pack kernel, one exchange
+  // and one unpack kernel per axis.
   for (std::size_t a = 0; a < stages_.size(); a += 2) {
     Msg m[2];
+    GhostSend snd[2];
+    GhostRecv rcv[2];
     const int k = a + 1 < stages_.size() ? 2 : 1;
     for (int j = 0; j < k; ++j) {
       const Stage& s = stages_[a + std::size_t(j)];
-      double shift[3] = {0, 0, 0};
-      shift[s.axis] = s.shift * box.L[s.axis];
-      double* send = d_send_.data() + 3 * s.send_off;
-      double* recv = d_recv_.data() + 3 * roff;
-      pack_positions(ex_, p, d_idx_.data() + s.send_off, s.nsend, shift, send);
-      m[j] = Msg{s.dest, send, 3 * s.nsend, s.src, recv, 3 * s.nrecv, 300 + 4 * s.axis + (s.dir > 0 ? 2 : 0)};
+      snd[j].idx = d_idx_.data() + s.send_off;
+      snd[j].m = s.nsend;
+      snd[j].shift[s.axis] = s.shift * box.L[s.axis];
+      snd[j].buf = d_send_.data() + 3 * s.send_off;
+      rcv[j] = GhostRecv{s.recv_first, s.nrecv, d_recv_.data() + 3 * roff};
+      m[j] = Msg{s.dest, snd[j].buf, 3 * s.nsend, s.src, d_recv_.data() + 3 * roff, 3 * s.nrecv,
+                 300 + 4 * s.axis + (s.dir > 0 ? 2 : 0)};
       roff += s.nrecv;
     }
+    pack_positions(ex_, p, snd, k);
     transfer(m, k);
     // A later axis may send ghosts received here: unpack before its pack (same stream).
-    for (int j = 0; j < k; ++j) {
-      const Stage& s = stages_[a + std::size_t(j)];
-      unpack_positions(ex_, p, s.recv_first, s.nrecv, m[j].recv);
-    }
+    unpack_positions(ex_, p, rcv, k);
   }
 }
 
