@@ -204,7 +204,8 @@ __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restri
 // so that the host can look at it without synchronising.
 constexpr int kMaxBlocks = 264, kMaxThreads = 256;
 __global__ void __launch_bounds__(kMaxThreads) max_count_kernel(const int* __restrict__ count, int64_t n, int* dmax,
-                                                                 unsigned* done, volatile int* mirror) {
+                                                                 unsigned* done, volatile int* mirror, long long* builds,
+                                                                 volatile long long* builds_mirror) {
   int m = 0;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
     m = max(m, count[i]);
@@ -224,6 +225,7 @@ __global__ void __launch_bounds__(kMaxThreads) max_count_kernel(const int* __res
     __threadfence();
     *mirror = atomicAdd(dmax, 0);
     *done = 0;
+    if (builds) *builds_mirror = ++*builds;  // this build counts (device-resident builds only)
   }
 }
 #endif
@@ -314,7 +316,11 @@ void NeighborList::build(const exec::Exec& ex, Particles& p, const Box& box) {
       d_max_count_ = Buffer<int>(1, MemKind::Device, "md::max_count");
       d_done_ = Buffer<unsigned>(1, MemKind::Device, "md::max_count_done");
       h_max_count_ = Buffer<int>(1, MemKind::Pinned, "md::max_count_mirror");
+      d_builds_ = Buffer<long long>(1, MemKind::Device, "md::device_builds");
+      h_builds_ = Buffer<long long>(1, MemKind::Pinned, "md::device_builds_mirror");
       d_done_.zero();
+      d_builds_.zero();
+      h_builds_[0] = 0;
     }
     d_max_count_.zero();
     h_max_count_[0] = 0;
@@ -339,7 +345,7 @@ void NeighborList::build(const exec::Exec& ex, Particles& p, const Box& box) {
   stats_.build_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void NeighborList::build_async(const exec::Exec& ex, Particles& p, const Box& box, bool reorder) {
+void NeighborList::build_async(const exec::Exec& ex, Particles& p, const Box& box, bool reorder, bool counted) {
   const int64_t n = p.size();
   TESSERA_REQUIRE(ex.on_device() && stats_.builds > 0 && stride_ == n && p.ghosts() == 0 && x0_.size() >= std::size_t(n),
                   "md: a device-resident list build needs a build() of the same particles on the device first");
@@ -371,14 +377,22 @@ void NeighborList::build_async(const exec::Exec& ex, Particles& p, const Box& bo
   TESSERA_CUDA_CHECK_LAUNCH("md::neigh_fill_fast");
   const unsigned grid = unsigned(std::min<int64_t>(kMaxBlocks, (n + kMaxThreads - 1) / kMaxThreads));
   max_count_kernel<<<grid, kMaxThreads, 0, st>>>(
-      count_.data(), n, d_max_count_.data(), d_done_.data(), h_max_count_.data());
+      count_.data(), n, d_max_count_.data(), d_done_.data(), h_max_count_.data(), counted ? d_builds_.data() : nullptr,
+      h_builds_.data());
   TESSERA_CUDA_CHECK_LAUNCH("md::neigh_max_async");
   exec::parallel_for(ex, "md::neigh_snapshot", n,
                      Snapshot{p.x.data(), p.y.data(), p.z.data(), x0_.data(), y0_.data(), z0_.data()});
 #else
-  (void)box, (void)reorder;
+  (void)box, (void)reorder, (void)counted;
   exec::detail::no_device_backend("md::build_async");
 #endif
+}
+
+const NeighborStats& NeighborList::stats() const {
+  stats_view_ = stats_;
+  if (h_builds_.size() > 0) stats_view_.builds += static_cast<const volatile long long*>(h_builds_.data())[0];
+  stats_view_.max_count = max_count_seen();
+  return stats_view_;
 }
 
 int NeighborList::max_count_seen() const {

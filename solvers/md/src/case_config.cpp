@@ -219,7 +219,7 @@ MemoryEstimate memory_estimate(const Case& c, int nranks) {
   const double per_atom = 11 * 8 + 4 * 4 + 8 + 3 * 8 + 4 * 4 + 8 + 96 + 4 * nb;
   const double per_rank = natoms * per_atom / std::max(nranks, 1);
   m.bytes_per_rank = std::size_t(per_rank);
-  m.notes.push_back(fmt::format("{:.0f} atoms, ~{:.0f} neighbours each ({} B per atom incl. the list)", natoms, nb, per_atom));
+  m.notes.push_back(fmt::format("{:.0f} atoms, ~{:.0f} neighbours each ({:.0f} B per atom incl. the list)", natoms, nb, per_atom));
   if (device::gpu_available()) {
     const auto [free_b, total_b] = device::mem_info();
     (void)total_b;

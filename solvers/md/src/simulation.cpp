@@ -114,7 +114,7 @@ void Simulation::rebuild() {
   }
   // A CUDA-graph run builds every list the way its graph does (float fill, neighbor.hpp), so that a list
   // never depends on whether the host or the graph made it (restarts stay bit-identical).
-  if (graph_step()) nl_.build_async(ex_, particles_, box_, cfg_.sort_every > 0 && bonds_.empty());
+  if (graph_step()) nl_.build_async(ex_, particles_, box_, cfg_.sort_every > 0 && bonds_.empty(), false);
 }
 
 void Simulation::maybe_rebuild() {
@@ -122,12 +122,9 @@ void Simulation::maybe_rebuild() {
     if (nl_.needs_rebuild(ex_, particles_, box_)) rebuild();
     return;
   }
-  // The criterion is global: one rank's particle past skin/2 rebuilds every rank's list. The ghosts are
-  // forwarded first, unconditionally (every rank does, so the messages match): with NCCL the forward is
-  // then already on the stream while the host waits for the rebuild test and the MPI_Allreduce; a
-  // rebuild replaces the forwarded ghosts anyway.
-  dd_->forward(particles_, box_);
+  // The criterion is global: one rank's particle past skin/2 rebuilds every rank's list.
   if (dd_->any(nl_.needs_rebuild(ex_, particles_, box_))) rebuild();
+  else dd_->forward(particles_, box_);
 }
 
 void Simulation::compute_forces(bool energies) { compute_forces_on(ex_, energies); }
@@ -150,7 +147,10 @@ void Simulation::rebuild_list() {
   else rebuild();
 }
 
-int64_t Simulation::list_builds() { return nl_.stats().builds + (graphs_ ? graphs_->builds() : 0); }
+int64_t Simulation::list_builds() {
+  if (graphs_) exec::fence(graphs_->exec());  // the device counts its builds (NeighborList::stats)
+  return nl_.stats().builds;
+}
 
 // Records the step of variant v (0: without, 1: with energies): the integrator's first half, the rebuild
 // test, the device-resident rebuild under its condition, forces and the second half (see step()).

@@ -180,7 +180,7 @@ void Simulation::restore_particles(const io::CheckpointReader& r, const Box& lis
   particles_.upload(ref);
   list_box_ = list_box;
   nl_.build(ex_, particles_, list_box_);
-  if (graph_step()) nl_.build_async(ex_, particles_, list_box_, false);  // as the graph built it (simulation.cpp)
+  if (graph_step()) nl_.build_async(ex_, particles_, list_box_, false, false);  // as the graph built it (simulation.cpp)
   particles_.upload(h);
   from_host(particles_.fx, rd("fx"));
   from_host(particles_.fy, rd("fy"));

@@ -93,7 +93,8 @@ class NeighborList {
   // `reorder` the particles are permuted in place (Particles::permute_in_place; no bonds) so that the
   // list and the force gathers walk memory in cell order. The largest count is kept on the device and
   // mirrored to pinned host memory (max_count_seen(), read without synchronising).
-  void build_async(const exec::Exec& ex, Particles& p, const Box& box, bool reorder);
+  // `counted`: the build counts in stats().builds (false when it repeats a host build() just made).
+  void build_async(const exec::Exec& ex, Particles& p, const Box& box, bool reorder, bool counted = true);
   // Largest neighbour count of the device-resident builds since the last build() (may lag the device).
   int max_count_seen() const;
   CellView cells() const;
@@ -106,7 +107,9 @@ class NeighborList {
   // Sorted order of the last build (particle indices by cell), for spatial re-sorting of particles.
   const int* cell_order() const { return sorted_.data(); }
   NeighborView view() const { return NeighborView{neigh_.data(), count_.data(), stride_, capacity_}; }
-  const NeighborStats& stats() const { return stats_; }
+  // Host builds plus the device-resident ones (counted on the device and read from pinned memory without
+  // synchronising: up to date once the device work is done, e.g. after a fence); max_count likewise.
+  const NeighborStats& stats() const;
   int ncell(int a) const { return nc_[a]; }
   // Positions recorded at the last build (wrapped into the box), in the particles' memory order. With
   // them a restart rebuilds exactly the list of the interrupted run (see Simulation::restore).
@@ -130,6 +133,9 @@ class NeighborList {
   Buffer<float4_storage> pos4_;   // device-resident builds: float positions for the fill
   Buffer<unsigned> d_done_;       // device: block counter of the max kernel
   Buffer<int> h_max_count_;       // pinned mirror of d_max_count_
+  Buffer<long long> d_builds_;    // device: device-resident builds so far; h_builds_ its pinned mirror
+  Buffer<long long> h_builds_;
+  mutable NeighborStats stats_view_;
   bool reordered_ = false;        // the last build permuted the particles: key_sorted_ is per particle
   bool device_builds_ = false;
   NeighborStats stats_;
