@@ -3,7 +3,7 @@
 //
 //   bench_md --device gpu [--precision double|mixed|both] [--steps 1000] [--reps 3] [--out FILE.jsonl]
 //            [--configs NAME,NAME] [--no-graph] [--kernel portable|tuned] [--tpp 1|2|4|8] [--sort-every N]
-//            [--label TEXT]
+//            [--cell-reach 1|2] [--label TEXT]
 //   (configurations: lj_liquid_256k, lj_liquid_2M, hoomd_lj_64k, kremer_grest_1M, and lj_liquid_16M, which
 //   runs only when named; --no-graph: the host-driven step with its per-step rebuild test, for comparison)
 //   bench_md --device cpu --host-lj     # the 32,000-atom LAMMPS bench/in.lj liquid (run next to LAMMPS)
@@ -40,6 +40,7 @@ struct Tuning {
   PairKernel kernel = PairKernel::automatic;
   int tpp = 0;
   int sort_every = -1;  // -1: SimConfig's default
+  int cell_reach = 1;
 };
 
 Simulation make(exec::Space space, const Config& c, Precision prec, const Tuning& t) {
@@ -48,6 +49,7 @@ Simulation make(exec::Space space, const Config& c, Precision prec, const Tuning
   sc.pair_kernel = t.kernel;
   sc.threads_per_atom = t.tpp;
   if (t.sort_every >= 0) sc.sort_every = t.sort_every;
+  sc.cell_reach = t.cell_reach;
   sc.dt = c.polymer ? 0.01 : 0.005;
   sc.skin = c.skin;
   sc.precision = prec;
@@ -98,6 +100,7 @@ int main(int argc, char** argv) {
     else if (a == "--no-graph") tune.graph = false;
     else if (a == "--tpp") tune.tpp = std::stoi(next());
     else if (a == "--sort-every") tune.sort_every = std::stoi(next());
+    else if (a == "--cell-reach") tune.cell_reach = std::stoi(next());
     else if (a == "--label") label = next();
     else if (a == "--kernel") {
       const std::string k = next();
@@ -166,6 +169,9 @@ int main(int argc, char** argv) {
       // Rebuild cost on its own: the same list build the step makes (device-resident in a graph run), timed
       // alone a few times after the run.
       const std::vector<double> bms = bench::time_ms(space, [&] { sim.rebuild_list(); }, 1, 5);
+      // Pair + bond forces on their own (10 evaluations per sample, the step's kernel and lanes).
+      const std::vector<double> fms = bench::time_ms(
+          space, [&] { for (int k = 0; k < 10; ++k) sim.recompute_forces(false); }, 1, 3);
       const double med = bench::median(ms);
       const double rate = double(sim.natoms()) * steps / (med * 1e-3);
       bench::Record r = bench::environment_record(space, ceil);
@@ -177,11 +183,13 @@ int main(int argc, char** argv) {
           .set("neighbor_build_ms_per_rep", (b.build_ms - builds0.build_ms) / reps)  // host-timed builds only
           .set("rebuild_ms_each", bench::median(bms))
           .set("rebuild_share", bench::median(bms) * double(nbuild) / reps / med)
+          .set("force_ms_each", bench::median(fms) / 10)
           .set("max_neighbors", sim.neighbors().max_count_seen())
           .set("cuda_graph", sim.graph_step() ? "yes" : "no")
           .set("pair_kernel", tune.kernel == PairKernel::portable || space == exec::Space::Host ? "portable" : "tuned")
           .set("threads_per_atom", tune.tpp > 0 ? tune.tpp : default_threads_per_atom(sim.natoms()))
-          .set("sort_every", sim.config().sort_every);
+          .set("sort_every", sim.config().sort_every)
+          .set("cell_reach", sim.config().cell_reach);
       if (!label.empty()) r.set("label", label);
       std::printf("%s\n", r.str().c_str());
       std::fflush(stdout);

@@ -40,7 +40,7 @@ std::vector<double> unwrapped_x(Simulation& s) {
   return x;
 }
 
-Simulation liquid(exec::Space s, Integrator integ, Precision prec, bool graph, double T0 = 1.0) {
+Simulation liquid(exec::Space s, Integrator integ, Precision prec, bool graph, double T0 = 1.0, int reach = 1) {
   Box box;
   HostParticles h = make_lattice(LatticeKind::fcc, {5, 5, 5}, 0.8442, box);  // 500 atoms
   h.mass = {1.0};
@@ -53,6 +53,7 @@ Simulation liquid(exec::Space s, Integrator integ, Precision prec, bool graph, d
   c.seed = 2024;
   c.precision = prec;
   c.cuda_graph = graph;
+  c.cell_reach = reach;
   c.sort_every = 1000;  // the host engine then builds once per rebuild (no second build after a sort); the
                         // graph still reorders at every build
   return Simulation(s, c, box, h, lj_mixture(s, 1, 2.5, ShiftMode::force_shift));
@@ -80,13 +81,38 @@ TEST_CASE("In-place reordering equals permute() and keeps every particle", "[md]
   CHECK(std::set<int64_t>(hb.id.begin(), hb.id.end()).size() == hb.id.size());
 }
 
+TEST_CASE("Half-width cells (reach 2) list exactly the O(N^2) pairs", "[md][neighbor]") {
+  for (int cells : {2, 3, 5}) {  // 2: fewer than 5 half-width cells per axis; 3, 5: the 125-cell stencil
+    Box box;
+    HostParticles h = jittered_fcc(cells, 0.8442, 0.3, 2, 31u + unsigned(cells), box);
+    Particles p(exec::Space::Host, h.size(), h.mass);
+    p.upload(h);
+    NeighborList nl(exec::Space::Host, 1.2, 0.3, 2);
+    nl.set_cell_reach(2);
+    nl.build(exec::Space::Host, p, box);
+    INFO("cells " << cells << ", cell grid " << nl.ncell(0));
+    CHECK(nl.ncell(0) == std::max(1, int(std::floor(box.L[0] * 2 / 1.5))));
+    HostParticles hw;
+    p.download(hw);
+    const auto ref = brute_force_neighbors(hw, box, 1.5);
+    const NeighborView v = nl.view();
+    for (int64_t i = 0; i < hw.size(); ++i) {
+      std::vector<int> got;
+      for (int k = 0; k < v.count[i]; ++k) got.push_back(v.neigh[int64_t(k) * v.stride + i]);
+      std::sort(got.begin(), got.end());
+      CHECK(got == ref[std::size_t(i)]);
+    }
+  }
+}
+
 TEST_CASE("The cell stencil holds every neighbour of the list", "[md][neighbor]") {
-  for (int cells : {2, 5}) {  // fewer than 3 cells per axis, and the 27-cell stencil
+  for (auto [cells, reach] : {std::pair{2, 1}, {5, 1}, {3, 2}, {5, 2}}) {  // short axes and full stencils
     Box box;
     HostParticles h = jittered_fcc(cells, 0.8442, 0.3, 1, 5u + unsigned(cells), box);
     Particles p(exec::Space::Host, h.size(), h.mass);
     p.upload(h);
     NeighborList nl(exec::Space::Host, 1.2, 0.3);
+    nl.set_cell_reach(reach);
     nl.build(exec::Space::Host, p, box);
     HostParticles hw;
     p.download(hw);  // wrapped positions, memory order
@@ -171,12 +197,15 @@ TEST_CASE("Overflowing device-resident builds: the tuned kernel takes the cells 
 
 TEST_CASE("Device-resident build with reordering: sorted particles, every pair within reach, exact forces", "[md][neighbor][gpu]") {
   TESSERA_GPU_TEST();
+  for (int reach : {1, 2}) {
+  INFO("cell reach " << reach);
   Box box;
   const HostParticles h = jittered_fcc(6, 0.8442, 0.3, 2, 12u, box);
   const PairPotential pot = lj_mixture(exec::Space::Device, 2, 2.5, ShiftMode::cut);
   Particles p(exec::Space::Device, h.size(), h.mass);
   p.upload(h);
   NeighborList nl(exec::Space::Device, 2.5, 0.3);
+  nl.set_cell_reach(reach);
   nl.build(exec::Space::Device, p, box);
   nl.build_async(exec::Space::Device, p, box, true);
   exec::fence(exec::Space::Device);
@@ -216,14 +245,16 @@ TEST_CASE("Device-resident build with reordering: sorted particles, every pair w
   double w = 0;
   for (std::size_t i = 0; i < ref.fx.size(); ++i) w = std::max(w, std::abs(got.fy[i] - ref.fy[i]) / (1 + std::abs(ref.fy[i])));
   CHECK(w < 1e-10);
+  }
 }
 
 TEST_CASE("The CUDA-graph step follows the host-driven step and the host engine", "[md][integrator][gpu]") {
   TESSERA_GPU_TEST();
-  for (Integrator integ : {Integrator::nve, Integrator::langevin}) {
-    Simulation host = liquid(exec::Space::Host, integ, Precision::dbl, false);
-    Simulation plain = liquid(exec::Space::Device, integ, Precision::dbl, false);
-    Simulation graph = liquid(exec::Space::Device, integ, Precision::dbl, true);
+  for (auto [integ, reach] : {std::pair{Integrator::nve, 1}, {Integrator::langevin, 1}, {Integrator::nve, 2}}) {
+    INFO("cell reach " << reach);
+    Simulation host = liquid(exec::Space::Host, integ, Precision::dbl, false, 1.0, reach);
+    Simulation plain = liquid(exec::Space::Device, integ, Precision::dbl, false, 1.0, reach);
+    Simulation graph = liquid(exec::Space::Device, integ, Precision::dbl, true, 1.0, reach);
     REQUIRE(graph.graph_step());
     REQUIRE_FALSE(plain.graph_step());
     host.setup(), plain.setup(), graph.setup();

@@ -71,20 +71,19 @@ struct Fill {
   int64_t stride;
   int capacity;
   double range2;
+  int reach;
   TESSERA_HD void operator()(int64_t i) const {
     const int k = key[i];
-    const int c0 = k % nc0, c1 = (k / nc0) % nc1, c2 = k / (nc0 * nc1);
     const double xi = p.x[i], yi = p.y[i], zi = p.z[i];
-    // With >= 3 cells on an axis visit c-1, c, c+1 (periodic); with fewer, every cell once.
-    const int m0 = nc0 >= 3 ? 3 : nc0, m1 = nc1 >= 3 ? 3 : nc1, m2 = nc2 >= 3 ? 3 : nc2;
+    // With >= 2 reach + 1 cells on an axis visit c - reach .. c + reach (periodic); with fewer, every cell once.
+    const StencilAxis s0{k % nc0, nc0, reach}, s1{(k / nc0) % nc1, nc1, reach}, s2{k / (nc0 * nc1), nc2, reach};
     int cnt = 0;
-    for (int a2 = 0; a2 < m2; ++a2) {
-      const int d2 = nc2 >= 3 ? (c2 + a2 - 1 + nc2) % nc2 : a2;
-      for (int a1 = 0; a1 < m1; ++a1) {
-        const int d1 = nc1 >= 3 ? (c1 + a1 - 1 + nc1) % nc1 : a1;
-        for (int a0 = 0; a0 < m0; ++a0) {
-          const int d0 = nc0 >= 3 ? (c0 + a0 - 1 + nc0) % nc0 : a0;
-          const int c = d0 + nc0 * (d1 + nc1 * d2);
+    for (int a2 = 0; a2 < s2.m(); ++a2) {
+      const int d2 = s2.cell(a2);
+      for (int a1 = 0; a1 < s1.m(); ++a1) {
+        const int d1 = s1.cell(a1);
+        for (int a0 = 0; a0 < s0.m(); ++a0) {
+          const int c = s0.cell(a0) + nc0 * (d1 + nc1 * d2);
           for (int s = start[c]; s < end[c]; ++s) {
             const int j = sorted[s];
             if (j == int(i)) continue;
@@ -151,44 +150,67 @@ struct PackF4 {
 };
 
 constexpr int kFillThreads = 128;
+struct FastAxis {  // one axis of fill_fast's stencil
+  int nc;
+  float L, w, lo;  // box length, cell width, box origin
+  int shift;       // periodic with a full stencil: images as shifts of +-L
+  int image;       // periodic with fewer cells than the stencil: minimum image per candidate
+};
+
+// The cells at offsets -reach..reach of cell c (or all cells once when the axis is short), with the
+// shift to apply to x_j and the distance `gap` from the particle (u: its coordinate minus its cell's
+// lower face) to that cell's slab, for culling.
+struct FastStep {
+  int d;
+  float shift, gap;
+};
+__device__ __forceinline__ FastStep fast_step(const FastAxis& ax, int c, int a, int reach, float u, float eps) {
+  if (ax.nc < 2 * reach + 1) return FastStep{a, 0.f, 0.f};
+  const int o = a - reach;
+  int d = c + o;
+  float s = 0.f;
+  if (d < 0) d += ax.nc, s = ax.shift ? -ax.L : 0.f;
+  else if (d >= ax.nc) d -= ax.nc, s = ax.shift ? ax.L : 0.f;
+  float g = o > 0 ? float(o) * ax.w - u : (o < 0 ? u + float(-o - 1) * ax.w : 0.f);
+  g = fmaxf(g - eps, 0.f);
+  return FastStep{d, s, g};
+}
+__device__ __forceinline__ int fast_m(const FastAxis& ax, int reach) { return ax.nc >= 2 * reach + 1 ? 2 * reach + 1 : ax.nc; }
+
 __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restrict__ q, int64_t n, const int* __restrict__ key,
                                                          const int* __restrict__ sorted, const int* __restrict__ start,
-                                                         const int* __restrict__ end, int3 nc, float3 L, int3 shift_axis,
-                                                         int3 image_axis, int* __restrict__ neigh, int* __restrict__ count,
+                                                         const int* __restrict__ end, FastAxis X, FastAxis Y, FastAxis Z,
+                                                         int reach, float eps, int* __restrict__ neigh, int* __restrict__ count,
                                                          int64_t stride, int capacity, float range2) {
   const int64_t i = int64_t(blockIdx.x) * kFillThreads + threadIdx.x;
   if (i >= n) return;
   const int k = key[i];
-  const int c0 = k % nc.x, c1 = (k / nc.x) % nc.y, c2 = k / (nc.x * nc.y);
+  const int c0 = k % X.nc, c1 = (k / X.nc) % Y.nc, c2 = k / (X.nc * Y.nc);
   const float4 qi = q[i];
-  const int m0 = nc.x >= 3 ? 3 : nc.x, m1 = nc.y >= 3 ? 3 : nc.y, m2 = nc.z >= 3 ? 3 : nc.z;
+  const float ux = qi.x - (X.lo + float(c0) * X.w), uy = qi.y - (Y.lo + float(c1) * Y.w), uz = qi.z - (Z.lo + float(c2) * Z.w);
   int cnt = 0;
-  for (int a2 = 0; a2 < m2; ++a2) {
-    int d2 = nc.z >= 3 ? c2 + a2 - 1 : a2;
-    float sz = 0.f;  // x_j seen from i is x_j + s (the image across the boundary)
-    if (nc.z >= 3 && d2 < 0) d2 += nc.z, sz = shift_axis.z ? -L.z : 0.f;
-    else if (nc.z >= 3 && d2 >= nc.z) d2 -= nc.z, sz = shift_axis.z ? L.z : 0.f;
-    for (int a1 = 0; a1 < m1; ++a1) {
-      int d1 = nc.y >= 3 ? c1 + a1 - 1 : a1;
-      float sy = 0.f;
-      if (nc.y >= 3 && d1 < 0) d1 += nc.y, sy = shift_axis.y ? -L.y : 0.f;
-      else if (nc.y >= 3 && d1 >= nc.y) d1 -= nc.y, sy = shift_axis.y ? L.y : 0.f;
-      for (int a0 = 0; a0 < m0; ++a0) {
-        int d0 = nc.x >= 3 ? c0 + a0 - 1 : a0;
-        float sx = 0.f;
-        if (nc.x >= 3 && d0 < 0) d0 += nc.x, sx = shift_axis.x ? -L.x : 0.f;
-        else if (nc.x >= 3 && d0 >= nc.x) d0 -= nc.x, sx = shift_axis.x ? L.x : 0.f;
-        const int c = d0 + nc.x * (d1 + nc.y * d2);
-        const float xi = qi.x - sx, yi = qi.y - sy, zi = qi.z - sz;
+  for (int a2 = 0; a2 < fast_m(Z, reach); ++a2) {
+    const FastStep sz = fast_step(Z, c2, a2, reach, uz, eps);
+    const float gz2 = sz.gap * sz.gap;
+    if (gz2 >= range2) continue;
+    for (int a1 = 0; a1 < fast_m(Y, reach); ++a1) {
+      const FastStep sy = fast_step(Y, c1, a1, reach, uy, eps);
+      const float gyz2 = gz2 + sy.gap * sy.gap;
+      if (gyz2 >= range2) continue;
+      for (int a0 = 0; a0 < fast_m(X, reach); ++a0) {
+        const FastStep sx = fast_step(X, c0, a0, reach, ux, eps);
+        if (gyz2 + sx.gap * sx.gap >= range2) continue;  // the whole cell is out of reach
+        const int c = sx.d + X.nc * (sy.d + Y.nc * sz.d);
+        const float xi = qi.x - sx.shift, yi = qi.y - sy.shift, zi = qi.z - sz.shift;
         const int e = end[c];
         for (int s = start[c]; s < e; ++s) {
           const int j = sorted ? sorted[s] : s;
           if (j == int(i)) continue;
           const float4 qj = q[j];
           float dx = xi - qj.x, dy = yi - qj.y, dz = zi - qj.z;
-          if (image_axis.x) dx -= L.x * rintf(dx / L.x);
-          if (image_axis.y) dy -= L.y * rintf(dy / L.y);
-          if (image_axis.z) dz -= L.z * rintf(dz / L.z);
+          if (X.image) dx -= X.L * rintf(dx / X.L);
+          if (Y.image) dy -= Y.L * rintf(dy / Y.L);
+          if (Z.image) dz -= Z.L * rintf(dz / Z.L);
           if (dx * dx + dy * dy + dz * dz < range2) {
             if (cnt < capacity) neigh[int64_t(cnt) * stride + i] = j;
             ++cnt;
@@ -240,6 +262,11 @@ void check_range(const Box& box, double range, const char* what) {
                     "); use a larger system or a shorter cut-off/skin (minimum image needs 2 (rc + skin) <= L)");
 }
 
+void NeighborList::set_cell_reach(int reach) {
+  TESSERA_REQUIRE(reach == 1 || reach == 2, "neighbour list: cell reach must be 1 or 2");
+  reach_ = reach;
+}
+
 NeighborList::NeighborList(exec::Space space, double rc, double skin, int initial_capacity)
     : space_(space), rc_(rc), skin_(skin), capacity_(initial_capacity) {
   TESSERA_REQUIRE(rc > 0 && skin >= 0, "neighbour list needs rc > 0 and skin >= 0");
@@ -252,7 +279,7 @@ void NeighborList::bin_and_sort(const exec::Exec& ex, Particles& p, const Box& b
   const int64_t n = p.total();
   const MemKind mk = default_memkind(space_);
   const double range = rc_ + skin_;
-  for (int a = 0; a < 3; ++a) nc_[a] = std::max(1, int(std::floor(box.L[a] / range)));
+  for (int a = 0; a < 3; ++a) nc_[a] = std::max(1, int(std::floor(box.L[a] * reach_ / range)));
   const int64_t ncells = int64_t(nc_[0]) * nc_[1] * nc_[2];
   TESSERA_REQUIRE(ncells < (int64_t(1) << 31), "too many cells: raise rc + skin or shrink the box");
   ensure(key_, std::size_t(n), mk, "md::cell_key");
@@ -302,7 +329,7 @@ int NeighborList::fill(const exec::Exec& ex, Particles& p, const Box& box) {
   stride_ = n;
   exec::parallel_for(ex, "md::neigh_fill", n,
                      Fill{p.view(), box, nc_[0], nc_[1], nc_[2], reordered_ ? key_sorted_.data() : key_.data(), sorted_.data(), cell_start_.data(),
-                          cell_end_.data(), neigh_.data(), count_.data(), n, capacity_, range * range});
+                          cell_end_.data(), neigh_.data(), count_.data(), n, capacity_, range * range, reach_});
   return n > 0 ? exec::reduce_max<int>(ex, "md::neigh_max", n, CountAt{count_.data()}) : 0;
 }
 
@@ -365,14 +392,16 @@ void NeighborList::build_async(const exec::Exec& ex, Particles& p, const Box& bo
   double extent = 0;
   for (int a = 0; a < 3; ++a) extent = std::max(extent, std::abs(box.lo[a]) + box.L[a] + skin_);
   const double wide = range * (1 + 1e-6) + 1e-6 * extent;
-  const int3 nc{nc_[0], nc_[1], nc_[2]};
-  const float3 Lf{float(box.L[0]), float(box.L[1]), float(box.L[2])};
-  const int3 shift{box.periodic[0] && nc_[0] >= 3, box.periodic[1] && nc_[1] >= 3, box.periodic[2] && nc_[2] >= 3};
-  const int3 image{box.periodic[0] && nc_[0] < 3, box.periodic[1] && nc_[1] < 3, box.periodic[2] && nc_[2] < 3};
+  FastAxis ax[3];
+  for (int a = 0; a < 3; ++a) {
+    const bool full = nc_[a] >= 2 * reach_ + 1;
+    ax[a] = FastAxis{nc_[a], float(box.L[a]), float(box.L[a] / nc_[a]), float(box.lo[a]), box.periodic[a] && full,
+                     box.periodic[a] && !full};
+  }
   const auto st = static_cast<cudaStream_t>(ex.stream);
   fill_fast<<<unsigned((n + kFillThreads - 1) / kFillThreads), kFillThreads, 0, st>>>(
-      q, n, reordered_ ? key_sorted_.data() : key_.data(), reordered_ ? nullptr : sorted_.data(),
-      cell_start_.data(), cell_end_.data(), nc, Lf, shift, image, neigh_.data(), count_.data(), n, capacity_,
+      q, n, reordered_ ? key_sorted_.data() : key_.data(), reordered_ ? nullptr : sorted_.data(), cell_start_.data(),
+      cell_end_.data(), ax[0], ax[1], ax[2], reach_, float(2e-6 * extent), neigh_.data(), count_.data(), n, capacity_,
       float(wide * wide));
   TESSERA_CUDA_CHECK_LAUNCH("md::neigh_fill_fast");
   const unsigned grid = unsigned(std::min<int64_t>(kMaxBlocks, (n + kMaxThreads - 1) / kMaxThreads));
@@ -403,7 +432,7 @@ int NeighborList::max_count_seen() const {
 
 CellView NeighborList::cells() const {
   return CellView{reordered_ ? key_sorted_.data() : key_.data(), sorted_.data(), cell_start_.data(), cell_end_.data(),
-                  nc_[0], nc_[1], nc_[2]};
+                  nc_[0], nc_[1], nc_[2], reach_};
 }
 
 bool NeighborList::needs_rebuild(const exec::Exec& ex, Particles& p, const Box& box) const {

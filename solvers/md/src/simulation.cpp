@@ -51,6 +51,7 @@ Simulation::Simulation(exec::Space space, const SimConfig& cfg, const Box& box, 
   for (int a = 0; a < 3; ++a)
     if (cfg.walls.on[a] == box.periodic[a])
       TESSERA_THROW(std::string("axis ") + "xyz"[a] + ": walls need a non-periodic box axis and a non-periodic axis needs walls");
+  nl_.set_cell_reach(cfg.cell_reach);
   particles_.upload(init);
   if (cfg.msd) set_msd_reference(ex_, particles_, box_);
   const int64_t n = init.size();
@@ -145,6 +146,11 @@ bool Simulation::graph_step() const {
 void Simulation::rebuild_list() {
   if (graphs_ && graph_step()) nl_.build_async(graphs_->exec(), particles_, box_, cfg_.sort_every > 0 && bonds_.empty());
   else rebuild();
+}
+
+void Simulation::recompute_forces(bool energies) {
+  if (graphs_ && graph_step()) compute_forces_on(graphs_->exec(), energies);
+  else compute_forces(energies);
 }
 
 int64_t Simulation::list_builds() {

@@ -47,6 +47,15 @@ struct CellView {
   const int* start = nullptr;   // first / one-past-last position in `sorted` of each cell
   const int* end = nullptr;
   int nc0 = 1, nc1 = 1, nc2 = 1;
+  int reach = 1;  // cells are >= (rc + skin) / reach wide; the stencil spans +-reach cells per axis
+};
+
+// Cells visited along one axis from cell c: c - reach .. c + reach (periodic) when the axis has at least
+// 2 reach + 1 cells, otherwise every cell once. m: how many; cell(a): the a-th.
+struct StencilAxis {
+  int c, nc, reach;
+  TESSERA_HD int m() const { return nc >= 2 * reach + 1 ? 2 * reach + 1 : nc; }
+  TESSERA_HD int cell(int a) const { return nc >= 2 * reach + 1 ? (c + a - reach + nc) % nc : a; }
 };
 
 // Calls f(j) for every particle j in the cells around particle i's cell (the build's stencil, the same
@@ -54,15 +63,14 @@ struct CellView {
 template <class F>
 TESSERA_HD inline void for_each_cell_candidate(const CellView& c, int64_t i, int lane, int lanes, F&& f) {
   const int k = c.key[i];
-  const int c0 = k % c.nc0, c1 = (k / c.nc0) % c.nc1, c2 = k / (c.nc0 * c.nc1);
-  const int m0 = c.nc0 >= 3 ? 3 : c.nc0, m1 = c.nc1 >= 3 ? 3 : c.nc1, m2 = c.nc2 >= 3 ? 3 : c.nc2;
-  for (int a2 = 0; a2 < m2; ++a2) {
-    const int d2 = c.nc2 >= 3 ? (c2 + a2 - 1 + c.nc2) % c.nc2 : a2;
-    for (int a1 = 0; a1 < m1; ++a1) {
-      const int d1 = c.nc1 >= 3 ? (c1 + a1 - 1 + c.nc1) % c.nc1 : a1;
-      for (int a0 = 0; a0 < m0; ++a0) {
-        const int d0 = c.nc0 >= 3 ? (c0 + a0 - 1 + c.nc0) % c.nc0 : a0;
-        const int cell = d0 + c.nc0 * (d1 + c.nc1 * d2);
+  const StencilAxis s0{k % c.nc0, c.nc0, c.reach}, s1{(k / c.nc0) % c.nc1, c.nc1, c.reach},
+      s2{k / (c.nc0 * c.nc1), c.nc2, c.reach};
+  for (int a2 = 0; a2 < s2.m(); ++a2) {
+    const int d2 = s2.cell(a2);
+    for (int a1 = 0; a1 < s1.m(); ++a1) {
+      const int d1 = s1.cell(a1);
+      for (int a0 = 0; a0 < s0.m(); ++a0) {
+        const int cell = s0.cell(a0) + c.nc0 * (d1 + c.nc1 * d2);
         for (int s = c.start[cell] + lane; s < c.end[cell]; s += lanes) f(c.sorted[s]);
       }
     }
@@ -80,6 +88,10 @@ class NeighborList {
  public:
   NeighborList(exec::Space space, double rc, double skin, int initial_capacity = 64);
   double rc() const { return rc_; }
+  // Cells at least (rc + skin) / reach wide, the stencil +-reach cells (1: 27 cells; 2: 125 smaller ones,
+  // which the device-resident fill culls by their distance from the particle). Before the first build.
+  void set_cell_reach(int reach);
+  int cell_reach() const { return reach_; }
   double skin() const { return skin_; }
   // Full rebuild: wraps positions (updates images), bins, sorts, builds the list, records positions.
   // Bins all p.total() particles (owned + ghosts) and lists neighbours of the p.size() owned ones; in a
@@ -126,6 +138,7 @@ class NeighborList {
   int capacity_;
   int64_t stride_ = 0;
   int nc_[3] = {1, 1, 1};
+  int reach_ = 1;
   Buffer<int> key_, sorted_, key_sorted_, cell_start_, cell_end_, neigh_, count_;
   Buffer<double> x0_, y0_, z0_;
   Buffer<unsigned char> sort_tmp_;

@@ -63,6 +63,7 @@ struct SimConfig {
   bool cuda_graph = true;
   PairKernel pair_kernel = PairKernel::automatic;
   int threads_per_atom = 0;  // 0: default_threads_per_atom(n)
+  int cell_reach = 1;        // neighbour cells >= (rc + skin) / cell_reach wide (NeighborList::set_cell_reach)
 };
 
 struct Thermo {
@@ -110,6 +111,8 @@ class Simulation {
   // Rebuilds the neighbour list now, as a step would (device-resident in a CUDA-graph run): for timing the
   // rebuild on its own (bench_md). The physics does not change (the list stays a valid superset).
   void rebuild_list();
+  // Recomputes the forces at the current positions (the same values again): for timing them on their own.
+  void recompute_forces(bool energies);
   const PairPotential& potential() const { return pot_; }
   NoseHooverChain& nose_hoover() { return nhc_; }
   MtkBarostat& barostat() { return baro_; }
