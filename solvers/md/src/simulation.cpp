@@ -123,9 +123,12 @@ void Simulation::maybe_rebuild() {
     if (nl_.needs_rebuild(ex_, particles_, box_)) rebuild();
     return;
   }
-  // The criterion is global: one rank's particle past skin/2 rebuilds every rank's list.
+  // The criterion is global: one rank's particle past skin/2 rebuilds every rank's list. The ghosts are
+  // forwarded first, unconditionally (every rank does, so the messages match): with NCCL the forward is
+  // then already on the stream while the host waits for the rebuild test and the MPI_Allreduce; a
+  // rebuild replaces the forwarded ghosts anyway.
+  dd_->forward(particles_, box_);
   if (dd_->any(nl_.needs_rebuild(ex_, particles_, box_))) rebuild();
-  else dd_->forward(particles_, box_);
 }
 
 void Simulation::compute_forces(bool energies) { compute_forces_on(ex_, energies); }
