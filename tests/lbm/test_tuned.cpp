@@ -4,7 +4,7 @@
 //
 // The geometries are made for the pair kernel's paths: mostly fluid with a few scattered walls (moving
 // ones too), inactive cells and a per-cell force field, so that odd steps take both the shuffled
-// pure-streaming path (warps without a wall next to their cells) and the per-cell bounce-back path; rows
+// pure streaming and the bounce-back of cells next to a wall; rows
 // of 36 pairs (warps straddle rows) and of 32 pairs (a warp per row, lane 0 on the ghost); ghost layers
 // that are walls (a closed box) or fluid (the periodic box of bench_lbm, where streaming writes into the
 // ghosts). Every slot of every cell is compared, ghosts and walls included, so a write the reference does
@@ -67,7 +67,7 @@ std::vector<double> run(LatticeKind k, Precision pr, CollisionKind ck, KernelPat
   LatticeState s(k, pr, g, exec::Space::Device);
   if (flag_bit)
     write_flags(s, fl);
-  else  // without kNoWallNeighbour: every odd step takes the per-cell bounce-back path
+  else  // without kNoWallNeighbour: every cell reads its neighbours' flags (wall links found one by one)
     copy_n(s.flags(), s.memkind(), fl.data(), MemKind::Host, fl.size());
   write_slots(s, k == LatticeKind::D3Q19 ? random_pops<D3Q19>(g, 32) : random_pops<D3Q27>(g, 32));
   {  // a per-cell force field on top of the uniform one
@@ -124,7 +124,7 @@ TEST_CASE("tuned kernels (pair and one-cell) match the portable reference on the
           }
 }
 
-TEST_CASE("pair kernel: shuffled streaming equals the per-cell path bit for bit", "[lbm][gpu]") {
+TEST_CASE("pair kernel: the kNoWallNeighbour shortcut gives the bits of the wall-checking path", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
   for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
     for (Precision pr : {Precision::FP32, Precision::FP16})
@@ -221,20 +221,21 @@ inline bool __all_sync(unsigned, bool p) { return __ballot_sync(0, p) == 0xfffff
 #include "../../kernels/lbm/src/tuned_pair_kernel.hpp"
 
 namespace {
-// One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice.
-template <class L, class S, CollisionKind K>
-void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align, uint32_t inline_walls) {
+// One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice; NI pairs
+// per thread (planes NI * ky ...), as the device kernel.
+template <class L, class S, CollisionKind K, int NI>
+void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align) {
   const GridLayout& g = s.grid();
   lbm::detail::PairGeom pg;
   pg.n = uint32_t(g.cells());
   pg.px = uint32_t(g.px());
   pg.pxy = uint32_t(g.px() * g.py());
+  pg.nz = uint32_t(g.nz);
   pg.align = align;
-  pg.inline_walls = inline_walls;
   pg.pairs = uint32_t((uint64_t(pg.px) * uint64_t(g.ny) + pg.align + 1u) / 2u);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
   constexpr uint32_t BX = 128;
-  for (uint32_t k = 0; k < uint32_t(g.nz); ++k)
+  for (uint32_t ky = 0; ky < (uint32_t(g.nz) + NI - 1) / NI; ++ky)
     for (uint32_t t0 = 0; t0 < (pg.pairs + BX - 1) / BX * BX; t0 += 32) {
       std::barrier<> bar(32);
       emu::Warp w{&bar, {}};
@@ -243,7 +244,7 @@ void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t alig
         lanes.emplace_back([&, l] {
           emu::tw = &w;
           emu::tlane = l;
-          lbm::detail::pair_update<L, S, K, 0>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t0 + l, k, l);
+          lbm::detail::pair_thread<L, S, K, 0, NI>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t0 + l, ky, l);
         });
       for (std::thread& t : lanes) t.join();
     }
@@ -252,9 +253,9 @@ void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t alig
 }
 
 template <class L, class S, CollisionKind K>
-void check_emulated(const Case& cs, uint32_t align, uint32_t inline_walls) {
+void check_emulated(const Case& cs, uint32_t align, int ni) {
   INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align
-               << " inline walls " << inline_walls);
+               << " pairs per thread " << ni);
   const GridLayout g = grid_for(L::kind, cs.nx, cs.ny, cs.nz);
   const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
   const Precision pr = sizeof(S) == 2 ? Precision::FP16 : Precision::FP32;
@@ -274,7 +275,10 @@ void check_emulated(const Case& cs, uint32_t align, uint32_t inline_walls) {
   for (int step = 0; step < 3; ++step) {
     INFO("step " << step);
     stream_collide(ex, ref, p, KernelPath::Reference);
-    emulated_pair_step<L, S, K>(pair, p, align, inline_walls);
+    if (ni == 2)
+      emulated_pair_step<L, S, K, 2>(pair, p, align);
+    else
+      emulated_pair_step<L, S, K, 1>(pair, p, align);
     const std::vector<double> a = read_slots(ref), b = read_slots(pair);
     REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
   }
@@ -282,14 +286,15 @@ void check_emulated(const Case& cs, uint32_t align, uint32_t inline_walls) {
 }  // namespace
 
 TEST_CASE("pair kernel: the warp logic, emulated on the host, gives the reference's bits", "[lbm]") {
-  // Small boxes (each emulated warp is 32 threads): rows of 36 and 32 pairs, closed and periodic ghosts.
-  for (const Case& cs : {Case{70, 3, 3, true}, Case{62, 3, 3, false}})
+  // Small boxes (each emulated warp is 32 threads): rows of 36 and 32 pairs, closed and periodic ghosts,
+  // an odd number of planes for two pairs per thread.
+  for (const Case& cs : {Case{70, 3, 3, true}, Case{62, 3, 2, false}})
     for (uint32_t align : {2u, 64u})
-      for (uint32_t inl : {0u, 1u}) {
-        check_emulated<D3Q19, float, CollisionKind::BGK>(cs, align, inl);
-        check_emulated<D3Q19, half_t, CollisionKind::TRT>(cs, align, inl);
-        check_emulated<D3Q27, float, CollisionKind::Regularized>(cs, align, inl);
-        check_emulated<D3Q27, half_t, CollisionKind::BGK>(cs, align, inl);
+      for (int ni : {1, 2}) {
+        check_emulated<D3Q19, float, CollisionKind::BGK>(cs, align, ni);
+        check_emulated<D3Q19, half_t, CollisionKind::TRT>(cs, align, ni);
+        check_emulated<D3Q27, float, CollisionKind::Regularized>(cs, align, ni);
+        check_emulated<D3Q27, half_t, CollisionKind::BGK>(cs, align, ni);
       }
 }
 #endif
