@@ -221,21 +221,19 @@ inline bool __all_sync(unsigned, bool p) { return __ballot_sync(0, p) == 0xfffff
 #include "../../kernels/lbm/src/tuned_pair_kernel.hpp"
 
 namespace {
-// One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice; NI pairs
-// per thread (planes NI * ky ...), as the device kernel.
-template <class L, class S, CollisionKind K, int NI>
+// One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice.
+template <class L, class S, CollisionKind K>
 void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align) {
   const GridLayout& g = s.grid();
   lbm::detail::PairGeom pg;
   pg.n = uint32_t(g.cells());
   pg.px = uint32_t(g.px());
   pg.pxy = uint32_t(g.px() * g.py());
-  pg.nz = uint32_t(g.nz);
   pg.align = align;
   pg.pairs = uint32_t((uint64_t(pg.px) * uint64_t(g.ny) + pg.align + 1u) / 2u);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
   constexpr uint32_t BX = 128;
-  for (uint32_t ky = 0; ky < (uint32_t(g.nz) + NI - 1) / NI; ++ky)
+  for (uint32_t k = 0; k < uint32_t(g.nz); ++k)
     for (uint32_t t0 = 0; t0 < (pg.pairs + BX - 1) / BX * BX; t0 += 32) {
       std::barrier<> bar(32);
       emu::Warp w{&bar, {}};
@@ -244,7 +242,7 @@ void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t alig
         lanes.emplace_back([&, l] {
           emu::tw = &w;
           emu::tlane = l;
-          lbm::detail::pair_thread<L, S, K, 0, NI>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t0 + l, ky, l);
+          lbm::detail::pair_update<L, S, K, 0>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t0 + l, k, l);
         });
       for (std::thread& t : lanes) t.join();
     }
@@ -253,9 +251,8 @@ void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t alig
 }
 
 template <class L, class S, CollisionKind K>
-void check_emulated(const Case& cs, uint32_t align, int ni) {
-  INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align
-               << " pairs per thread " << ni);
+void check_emulated(const Case& cs, uint32_t align) {
+  INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align);
   const GridLayout g = grid_for(L::kind, cs.nx, cs.ny, cs.nz);
   const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
   const Precision pr = sizeof(S) == 2 ? Precision::FP16 : Precision::FP32;
@@ -275,10 +272,7 @@ void check_emulated(const Case& cs, uint32_t align, int ni) {
   for (int step = 0; step < 3; ++step) {
     INFO("step " << step);
     stream_collide(ex, ref, p, KernelPath::Reference);
-    if (ni == 2)
-      emulated_pair_step<L, S, K, 2>(pair, p, align);
-    else
-      emulated_pair_step<L, S, K, 1>(pair, p, align);
+    emulated_pair_step<L, S, K>(pair, p, align);
     const std::vector<double> a = read_slots(ref), b = read_slots(pair);
     REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
   }
@@ -286,15 +280,13 @@ void check_emulated(const Case& cs, uint32_t align, int ni) {
 }  // namespace
 
 TEST_CASE("pair kernel: the warp logic, emulated on the host, gives the reference's bits", "[lbm]") {
-  // Small boxes (each emulated warp is 32 threads): rows of 36 and 32 pairs, closed and periodic ghosts,
-  // an odd number of planes for two pairs per thread.
-  for (const Case& cs : {Case{70, 3, 3, true}, Case{62, 3, 2, false}})
-    for (uint32_t align : {2u, 64u})
-      for (int ni : {1, 2}) {
-        check_emulated<D3Q19, float, CollisionKind::BGK>(cs, align, ni);
-        check_emulated<D3Q19, half_t, CollisionKind::TRT>(cs, align, ni);
-        check_emulated<D3Q27, float, CollisionKind::Regularized>(cs, align, ni);
-        check_emulated<D3Q27, half_t, CollisionKind::BGK>(cs, align, ni);
-      }
+  // Small boxes (each emulated warp is 32 threads): rows of 36 and 32 pairs, closed and periodic ghosts.
+  for (const Case& cs : {Case{70, 3, 3, true}, Case{62, 3, 3, false}})
+    for (uint32_t align : {2u, 64u}) {
+      check_emulated<D3Q19, float, CollisionKind::BGK>(cs, align);
+      check_emulated<D3Q19, half_t, CollisionKind::TRT>(cs, align);
+      check_emulated<D3Q27, float, CollisionKind::Regularized>(cs, align);
+      check_emulated<D3Q27, half_t, CollisionKind::BGK>(cs, align);
+    }
 }
 #endif

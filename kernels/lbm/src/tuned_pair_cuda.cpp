@@ -19,8 +19,8 @@
 // flags once; its links to walls are left out of the shuffled streaming and bounced back by the cell
 // itself (Ladd's moving-wall term as in aa_load/aa_store), so a warp never leaves the pair path. The
 // collision is one call of the same collide() as the reference for each cell.
-// The device code is in tuned_pair_kernel.hpp (split into loads and the rest, so that a thread can have
-// the loads of several pairs in flight).
+// The device code is in tuned_pair_kernel.hpp (also compiled on the host against an emulated warp by
+// test_lbm_tuned).
 //
 // Index arithmetic is 32-bit (unsigned, one base pointer): the pair kernel is used when Q * cells < 2^32
 // (e.g. D3Q27 up to 540^3 per rank), nx is even and the lattice is 3-D; otherwise tuned_cuda.cpp runs
@@ -50,36 +50,35 @@ namespace {
 
 __constant__ WallTable c_pair_walls;
 
-template <class L, class S, CollisionKind K, int BX, int MB, int M, int NI>
+template <class L, class S, CollisionKind K, int BX, int MB, int M>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_pair(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<float> a, PairGeom g) {
-  pair_thread<L, S, K, M, NI>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
-                              threadIdx.x & 31u);
+  pair_update<L, S, K, M>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
+                          threadIdx.x & 31u);
 }
 
-// Launch configuration: block size BX x minimum resident blocks per SM MB (__launch_bounds__), NI pairs
-// per thread. Measured on an H200 at 256^3 (BGK, periodic; MLUPs/s; result-1 of this work): D3Q19 fp16
-// 128 x 5 (96 registers) 28,187, 128 x 4 25,266; D3Q19 fp32 128 x 5 (96 registers, 4 bytes spilled)
-// 21,112, 128 x 4 (118 registers) 19,744; D3Q27 stays at 128 x 4 (5 blocks spill 400-700 bytes).
+// Launch configuration: block size BX x minimum resident blocks per SM MB (__launch_bounds__). Measured
+// on an H200 at 256^3 (BGK, periodic; MLUPs/s; docs/performance.md): D3Q19 fp16 128 x 5 (96 registers)
+// 28,187, 128 x 4 25,266; D3Q19 fp32 128 x 5 (96 registers, 4 bytes spilled) 21,112, 128 x 4 (118
+// registers) 19,744; D3Q27 stays at 128 x 4 (5 blocks spill 400-700 bytes).
 struct PairLaunch {
-  int bx, mb, ni;
+  int bx, mb;
 };
 template <class L, class S>
 constexpr PairLaunch pair_launch() {
-  return L::Q <= 19 ? PairLaunch{128, 5, 1} : PairLaunch{128, 4, 1};
+  return L::Q <= 19 ? PairLaunch{128, 5} : PairLaunch{128, 4};
 }
 
-template <class L, class S, CollisionKind K, int BX, int MB, int M, int NI = 1>
+template <class L, class S, CollisionKind K, int BX, int MB, int M>
 void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGeom& pg) {
   const GridLayout& g = s.grid();
-  const dim3 grid(unsigned((uint64_t(pg.pairs) + BX - 1) / BX), unsigned((g.nz + NI - 1) / NI));
-  stream_collide_pair<L, S, K, BX, MB, M, NI><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg);
+  const dim3 grid(unsigned((uint64_t(pg.pairs) + BX - 1) / BX), unsigned(g.nz));
+  stream_collide_pair<L, S, K, BX, MB, M><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg);
 }
 
-// Tuning variants (BGK only, the benchmark's collision): TESSERA_LBM_PAIR=BXxMB picks the block size and
-// the minimum blocks per SM, mN the cache mode N of the pair accesses (tuned_pair_kernel.hpp), at run
-// time; "off" runs the one-cell kernel. (Two pairs per thread, NI = 2, all loads first: ptxas needs over
-// 10 minutes for that kernel, so it is not instantiated; the host emulation in test_lbm_tuned covers it.)
+// TESSERA_LBM_PAIR=off runs the one-cell kernel instead (comparisons). Tuning builds only
+// (-DTESSERA_LBM_LAUNCH_VARIANTS=ON), BGK: TESSERA_LBM_PAIR=BXxMB picks the block size and the minimum
+// blocks per SM, mN the cache mode N of the pair accesses (tuned_pair_kernel.hpp), at run time.
 std::string pair_variant() {
   static const std::string v = [] {
     const char* e = std::getenv("TESSERA_LBM_PAIR");
@@ -104,17 +103,21 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, con
   const auto st = static_cast<cudaStream_t>(ex.stream);
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_pair_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
   constexpr PairLaunch D = pair_launch<L, S>();
-  constexpr int MB = D.mb;
+#ifdef TESSERA_LBM_LAUNCH_VARIANTS
   if constexpr (K == CollisionKind::BGK) {
     const std::string& v = pair_variant();
     if (v == "128x4") go<L, S, K, 128, 4, 0>(st, s, a, pg);
     else if (v == "128x5") go<L, S, K, 128, 5, 0>(st, s, a, pg);
-    else if (v == "m2") go<L, S, K, 128, MB, 2>(st, s, a, pg);
-    else if (v == "m4") go<L, S, K, 128, MB, 4>(st, s, a, pg);
-    else go<L, S, K, D.bx, D.mb, 0, D.ni>(st, s, a, pg);
+    else if (v == "m1") go<L, S, K, D.bx, D.mb, 1>(st, s, a, pg);
+    else if (v == "m2") go<L, S, K, D.bx, D.mb, 2>(st, s, a, pg);
+    else if (v == "m4") go<L, S, K, D.bx, D.mb, 4>(st, s, a, pg);
+    else go<L, S, K, D.bx, D.mb, 0>(st, s, a, pg);
   } else {
-    go<L, S, K, D.bx, D.mb, 0, D.ni>(st, s, a, pg);
+    go<L, S, K, D.bx, D.mb, 0>(st, s, a, pg);
   }
+#else
+  go<L, S, K, D.bx, D.mb, 0>(st, s, a, pg);
+#endif
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_pair");
 }
 
@@ -156,7 +159,6 @@ bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParam
   pg.px = uint32_t(g.px());
   pg.pxy = uint32_t(g.px() * g.py());
   pg.align = pair_align();
-  pg.nz = uint32_t(g.nz);
   pg.pairs = uint32_t((uint64_t(pg.px) * uint64_t(g.ny) + pg.align + 1u) / 2u);
   switch (s.lattice()) {
     case LatticeKind::D3Q19: return by_precision<D3Q19>(ex, s, p, pg);

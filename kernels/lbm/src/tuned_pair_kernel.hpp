@@ -114,126 +114,68 @@ struct PairGeom {
   uint32_t n;      // padded cells (= stride between populations)
   uint32_t px;     // padded row pitch (even)
   uint32_t pxy;    // padded plane size
-  uint32_t nz;     // interior planes
   uint32_t align;  // base alignment in cells (even; 1 << k)
   uint32_t pairs;  // threads per plane: (px * ny + align) / 2 rounded up
 };
 
-// Links with c_x = +1 (or -1): the index of q among them (for the one value per link that lane 0, or 31,
-// loads beyond its warp's pairs), and their number.
-template <class L>
-constexpr int xlink(int q) {
-  int i = 0;
-  for (int p = 1; p < q; ++p) i += L::c(p, 0) == L::c(q, 0) ? 1 : 0;
-  return i;
-}
-template <class L>
-constexpr int xlinks() {
-  int i = 0;
-  for (int p = 1; p < L::Q; ++p) i += L::c(p, 0) == 1 ? 1 : 0;
-  return i;
-}
-
-// One pair's loads, issued by pair_begin and consumed by pair_finish, so that a thread can have the loads
-// of several pairs in flight before it computes the first (NI items per thread).
-template <class L, class S>
-struct PairItem {
-  typename PairOps<S>::V v[L::Q];  // the aligned pair of each population read by this lane
-  S edge[xlinks<L>()];             // lane 0: x0 - 1 of the c_x = +1 links; lane 31: x0 + 2 of the -1 links
-  uint32_t c;                      // padded index of the pair's first cell (even)
-  uint32_t wm_lo, wm_hi;           // odd step: bit q set where x + c_q is a wall (cells next to a wall)
-  bool up_lo, up_hi;               // the cells x0, x0 + 1 are updated
-  bool active;                     // some lane of the warp updates a cell (warp-uniform)
-};
-
-// Geometry, flags and loads of thread t's pair in plane k (lane = t mod 32).
-// Odd step: the reads at x - c_q with c_q,x = +-1 are misaligned by one cell for the pair, so each lane
-// loads the aligned pair and later takes the missing value from its neighbour lane (pair_finish); lane 0
-// (31) loads the one value that lies in the previous (next) warp's pair itself. A cell with a wall
-// neighbour (no kNoWallNeighbour bit) reads its neighbours' flags into wm; the streaming skips those links
-// and the cell bounces them back itself (pair_finish).
-template <class L, class S, int M>
-__device__ inline void pair_begin(const S* __restrict__ f, const uint8_t* __restrict__ flags,
-                                  const StepArgs<float>& a, const PairGeom& g, uint32_t t, uint32_t k, unsigned lane,
-                                  PairItem<L, S>& it) {
-  using V = typename PairOps<S>::V;
+// The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table.
+template <class L, class S, CollisionKind K, int M>
+__device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
+                                   const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
+                                   unsigned lane) {
+  using P = PairOps<S>;
+  using V = typename P::V;
   constexpr int Q = L::Q;
-  it.active = false;
-  it.up_lo = it.up_hi = false;
-  it.wm_lo = it.wm_hi = 0;
-  if (k >= g.nz) return;  // uniform over the block
   const uint32_t plane = g.pxy * (k + 1u);
   const uint32_t base = (plane + g.px) & ~(g.align - 1u);
   const uint32_t end = plane + g.pxy - g.px;  // ghost row y = py - 1
   const bool valid = base + 2u * t < end;
-  const uint32_t c = valid ? base + 2u * t : end - 2u;
+  const uint32_t c = valid ? base + 2u * t : end - 2u;  // padded index of the pair's first cell (even)
   const uint32_t y = (c - plane) / g.px;
   const uint32_t x0 = c - plane - y * g.px;
   const bool row = valid && c >= plane + g.px;  // lanes before the first row (alignment), past the last: idle
   const uint32_t fl2 = __ldg(reinterpret_cast<const uint16_t*>(flags + c));
   const uint8_t fl_lo = uint8_t(fl2 & 0xffu), fl_hi = uint8_t(fl2 >> 8);
-  it.c = c;
-  it.up_lo = row && x0 != 0u && is_fluid(fl_lo);
-  it.up_hi = row && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
-  it.active = __any_sync(0xffffffffu, it.up_lo || it.up_hi);
-  if (!it.active) return;  // warp-uniform
+  const bool up_lo = row && x0 != 0u && is_fluid(fl_lo);
+  const bool up_hi = row && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
+  if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;  // warp-uniform
 
-  const uint32_t n = g.n;
-  if (!a.odd) {
-    TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) it.v[q] = ld_pair<M>(reinterpret_cast<const V*>(f + (uint32_t(q) * n + c)));
-    return;
+  // Odd step: a cell with a wall neighbour (no kNoWallNeighbour bit) reads its neighbours' flags into wm
+  // (bit q: the cell at x + c_q is a wall); the shuffled streaming skips those links and the cell bounces
+  // them back itself, so a warp never leaves the pair path.
+  uint32_t wm_lo = 0, wm_hi = 0;
+  if (a.odd) {
+    if (up_lo && !(fl_lo & kNoWallNeighbour)) wm_lo = wall_mask<L>(flags, a.grid, c);
+    if (up_hi && !(fl_hi & kNoWallNeighbour)) wm_hi = wall_mask<L>(flags, a.grid, c + 1u);
   }
-  if (it.up_lo && !(fl_lo & kNoWallNeighbour)) it.wm_lo = wall_mask<L>(flags, a.grid, c);
-  if (it.up_hi && !(fl_hi & kNoWallNeighbour)) it.wm_hi = wall_mask<L>(flags, a.grid, c + 1u);
-  it.v[0] = ld_pair<M>(reinterpret_cast<const V*>(f + c));
-  TESSERA_LBM_UNROLL
-  for (int q = 1; q < Q; ++q) {
-    const int cx = L::c(q, 0);
-    const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
-    const uint32_t e = uint32_t(opposite(q)) * n + c - uint32_t(yz);  // slot opp(q), pair at x0 - (0, c_y, c_z)
-    it.v[q] = ld_pair<M>(reinterpret_cast<const V*>(f + e));
-    if (cx == 1 && lane == 0u && it.up_lo) it.edge[xlink<L>(q)] = f[e - 1u];   // x0 - 1
-    if (cx == -1 && lane == 31u && it.up_hi) it.edge[xlink<L>(q)] = f[e + 2u];  // x0 + 2
-  }
-}
-
-// Unpack (with the neighbour lanes' values), collide both cells, store.
-template <class L, class S, CollisionKind K, int M>
-__device__ inline void pair_finish(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
-                                   const PairGeom& g, const WallTable& c_pair_walls, unsigned lane,
-                                   const PairItem<L, S>& it) {
-  using P = PairOps<S>;
-  using V = typename P::V;
-  constexpr int Q = L::Q;
-  if (!it.active) return;  // warp-uniform
-  const uint32_t c = it.c, n = g.n, wm_lo = it.wm_lo, wm_hi = it.wm_hi;
-  const bool up_lo = it.up_lo, up_hi = it.up_hi;
   // Which neighbour lanes update their cells (for the shuffled stores).
   const uint32_t b_hi = __ballot_sync(0xffffffffu, up_hi), b_lo = __ballot_sync(0xffffffffu, up_lo);
-  const bool below_hi = lane != 0u && ((b_hi >> (lane - 1u)) & 1u);   // lane - 1 updates its x0 + 1
-  const bool above_lo = lane != 31u && ((b_lo >> (lane + 1u)) & 1u);  // lane + 1 updates its x0
+  const bool below_hi = lane != 0u && ((b_hi >> (lane - 1u)) & 1u);    // lane - 1 updates its x0 + 1
+  const bool above_lo = lane != 31u && ((b_lo >> (lane + 1u)) & 1u);   // lane + 1 updates its x0
 
+  const uint32_t n = g.n;
   float lo[Q], hi[Q];
   if (!a.odd) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) P::unpack(it.v[q], lo[q], hi[q]);
+    for (int q = 0; q < Q; ++q) P::unpack(ld_pair<M>(reinterpret_cast<const V*>(f + (uint32_t(q) * n + c))), lo[q], hi[q]);
   } else {
-    P::unpack(it.v[0], lo[0], hi[0]);
+    P::unpack(ld_pair<M>(reinterpret_cast<const V*>(f + c)), lo[0], hi[0]);
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) {
       const int cx = L::c(q, 0);
-      const V v = it.v[q];
+      const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
+      const uint32_t e = uint32_t(opposite(q)) * n + c - uint32_t(yz);  // slot opp(q), pair at x0 - (0, c_y, c_z)
+      const V v = ld_pair<M>(reinterpret_cast<const V*>(f + e));
       if (cx == 0) {
         P::unpack(v, lo[q], hi[q]);
       } else if (cx == 1) {  // from x - 1: (x0 - 1, x0)
         float below = P::hi_from_below(v);
-        if (lane == 0u && up_lo) below = Storage<S>::load(it.edge[xlink<L>(q)]);
+        if (lane == 0u && up_lo) below = Storage<S>::load(f[e - 1u]);
         lo[q] = below;
         hi[q] = P::lo_of(v);
       } else {  // from x + 1: (x0 + 1, x0 + 2)
         float above = P::lo_from_above(v);
-        if (lane == 31u && up_hi) above = Storage<S>::load(it.edge[xlink<L>(q)]);
+        if (lane == 31u && up_hi) above = Storage<S>::load(f[e + 2u]);
         lo[q] = P::hi_of(v);
         hi[q] = above;
       }
@@ -274,54 +216,41 @@ __device__ inline void pair_finish(S* __restrict__ f, const uint8_t* __restrict_
   if (!a.odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) put(uint32_t(opposite(q)) * n + c, lo[q], hi[q], up_lo, up_hi);
-    return;
-  }
-  put(c, lo[0], hi[0], up_lo, up_hi);
-  const uint32_t wm_hi_below = __shfl_up_sync(0xffffffffu, wm_hi, 1);
-  const uint32_t wm_lo_above = __shfl_down_sync(0xffffffffu, wm_lo, 1);
-  TESSERA_LBM_UNROLL
-  for (int q = 1; q < Q; ++q) {
-    const int cx = L::c(q, 0);
-    const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
-    const uint32_t e = uint32_t(q) * n + c + uint32_t(yz);  // slot q, pair at x0 + (0, c_y, c_z)
-    const bool s_lo = up_lo && !((wm_lo >> q) & 1u), s_hi = up_hi && !((wm_hi >> q) & 1u);  // streams
-    if (cx == 0) {
-      put(e, lo[q], hi[q], s_lo, s_hi);
-    } else if (cx == 1) {  // x0 - 1 -> x0 (from lane - 1), x0 -> x0 + 1, x0 + 1 -> x0 + 2 (next pair)
-      const float below = __shfl_up_sync(0xffffffffu, hi[q], 1);
-      put(e, below, lo[q], below_hi && !((wm_hi_below >> q) & 1u), s_lo);
-      if (lane == 31u && s_hi) f[e + 2u] = Storage<S>::store(hi[q]);
-    } else {  // x0 -> x0 - 1 (previous pair), x0 + 1 -> x0, x0 + 2 -> x0 + 1 (from lane + 1)
-      const float above = __shfl_down_sync(0xffffffffu, lo[q], 1);
-      put(e, hi[q], above, s_hi, above_lo && !((wm_lo_above >> q) & 1u));
-      if (lane == 0u && s_lo) f[e - 1u] = Storage<S>::store(lo[q]);
-    }
-  }
-  if (wm_lo | wm_hi) {  // links into a wall: bounce back into the cell's own slot opp(q)
+  } else {
+    put(c, lo[0], hi[0], up_lo, up_hi);
+    const uint32_t wm_hi_below = __shfl_up_sync(0xffffffffu, wm_hi, 1);
+    const uint32_t wm_lo_above = __shfl_down_sync(0xffffffffu, wm_lo, 1);
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) {
-      const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
-      if ((wm_lo >> q) & 1u)
-        f[uint32_t(opposite(q)) * n + c] =
-            Storage<S>::store(lo[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + o]));
-      if ((wm_hi >> q) & 1u)
-        f[uint32_t(opposite(q)) * n + c + 1u] =
-            Storage<S>::store(hi[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 + o]));
+      const int cx = L::c(q, 0);
+      const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
+      const uint32_t e = uint32_t(q) * n + c + uint32_t(yz);  // slot q, pair at x0 + (0, c_y, c_z)
+      const bool s_lo = up_lo && !((wm_lo >> q) & 1u), s_hi = up_hi && !((wm_hi >> q) & 1u);  // streams
+      if (cx == 0) {
+        put(e, lo[q], hi[q], s_lo, s_hi);
+      } else if (cx == 1) {  // x0 - 1 -> x0 (from lane - 1), x0 -> x0 + 1, x0 + 1 -> x0 + 2 (next pair)
+        const float below = __shfl_up_sync(0xffffffffu, hi[q], 1);
+        put(e, below, lo[q], below_hi && !((wm_hi_below >> q) & 1u), s_lo);
+        if (lane == 31u && s_hi) f[e + 2u] = Storage<S>::store(hi[q]);
+      } else {  // x0 -> x0 - 1 (previous pair), x0 + 1 -> x0, x0 + 2 -> x0 + 1 (from lane + 1)
+        const float above = __shfl_down_sync(0xffffffffu, lo[q], 1);
+        put(e, hi[q], above, s_hi, above_lo && !((wm_lo_above >> q) & 1u));
+        if (lane == 0u && s_lo) f[e - 1u] = Storage<S>::store(lo[q]);
+      }
+    }
+    if (wm_lo | wm_hi) {  // links into a wall: bounce back into the cell's own slot opp(q)
+      TESSERA_LBM_UNROLL
+      for (int q = 1; q < Q; ++q) {
+        const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+        if ((wm_lo >> q) & 1u)
+          f[uint32_t(opposite(q)) * n + c] =
+              Storage<S>::store(lo[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + o]));
+        if ((wm_hi >> q) & 1u)
+          f[uint32_t(opposite(q)) * n + c + 1u] =
+              Storage<S>::store(hi[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 + o]));
+      }
     }
   }
-}
-
-// Everything thread t (lane = t mod 32) of grid row ky does: NI pairs, in planes NI * ky ... NI * ky + NI - 1,
-// all loads first. c_pair_walls: the wall table.
-template <class L, class S, CollisionKind K, int M, int NI>
-__device__ inline void pair_thread(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
-                                   const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t ky,
-                                   unsigned lane) {
-  PairItem<L, S> it[NI];
-  TESSERA_LBM_UNROLL
-  for (int i = 0; i < NI; ++i) pair_begin<L, S, M>(f, flags, a, g, t, uint32_t(NI) * ky + uint32_t(i), lane, it[i]);
-  TESSERA_LBM_UNROLL
-  for (int i = 0; i < NI; ++i) pair_finish<L, S, K, M>(f, flags, a, g, c_pair_walls, lane, it[i]);
 }
 
 }  // namespace tessera::lbm::detail
