@@ -19,8 +19,6 @@ namespace tessera::domain {
 
 #if defined(TESSERA_HAVE_NCCL)
 namespace {
-constexpr int kHaloMaxCtas = 4;  // CTAs per NCCL group (see NcclComm::NcclComm)
-
 void nccl_check(ncclResult_t r, const char* call) {
   if (r != ncclSuccess)
     TESSERA_THROW(fmt::format("{} failed: {} ({}); NCCL_DEBUG=WARN in the environment prints why", call,
@@ -37,19 +35,7 @@ NcclComm::NcclComm(MPI_Comm comm) {
   if (rank == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");
   MPI_Bcast(&id, int(sizeof(id)), MPI_BYTE, 0, mpi_);
   ncclComm_t c = nullptr;
-  // The halo messages are small (MB) and travel while a grid-filling kernel runs on the same GPU. With
-  // NCCL's defaults a send/receive group takes up to one CTA per channel (24 over NVLink on the H200
-  // pair), and CTAs that wait for a peer whose own CTAs have not been scheduled yet spin on SMs the
-  // interior update needs: measured on 2 x H200 (docs/performance.md, Multi-GPU), overlap then cost
-  // more than it hid. So: few CTAs and NCCL's efficiency policy. NCCL_MAX_CTAS, NCCL_MIN_CTAS and
-  // NCCL_CTA_POLICY in the environment still override both.
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.minCTAs = 1;
-  config.maxCTAs = kHaloMaxCtas;
-#if defined(NCCL_CTA_POLICY_EFFICIENCY)
-  config.CTAPolicy = NCCL_CTA_POLICY_EFFICIENCY;
-#endif
-  nccl_check(ncclCommInitRankConfig(&c, size, id, rank, &config), "ncclCommInitRankConfig");
+  nccl_check(ncclCommInitRank(&c, size, id, rank), "ncclCommInitRank");
   comm_ = c;
 }
 
