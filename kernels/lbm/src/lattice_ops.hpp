@@ -24,8 +24,9 @@ const LatticeOps& ops(LatticeKind k);
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // The same kernel's arithmetic over a sub-box of cells (overlap of the halo exchange); parity unchanged.
 void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box);
-// The two-cells-per-thread kernel (tuned_pair_cuda.cpp) for a whole-box step: false (nothing launched) where
-// it does not apply (odd nx, 2-D, fp64, Q * cells >= 2^32), and tuned_step then runs the one-cell kernel.
+// The two-cells-per-thread kernel (tuned_pair_cuda.cpp) for a whole-box step, opt-in (TESSERA_LBM_PAIR=on,
+// BGK): false (nothing launched) where it is not selected or does not apply (odd nx, 2-D, fp64,
+// Q * cells >= 2^32), and tuned_step then runs the one-cell kernel.
 bool tuned_pair_applicable(const LatticeState& s);
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 

@@ -22,6 +22,9 @@
 // The device code is in tuned_pair_kernel.hpp (also compiled on the host against an emulated warp by
 // test_lbm_tuned).
 //
+// OPT-IN (TESSERA_LBM_PAIR=on), BGK only: this form of the kernel has not yet run on a GPU (the measured
+// first version differed; docs/performance.md). TRT and regularized collisions, and runs without the
+// variable, take the one-cell kernel.
 // Index arithmetic is 32-bit (unsigned, one base pointer): the pair kernel is used when Q * cells < 2^32
 // (e.g. D3Q27 up to 540^3 per rank), nx is even and the lattice is 3-D; otherwise tuned_cuda.cpp runs
 // the one-cell kernel. tests/lbm/test_tuned.cpp checks it against the portable reference on random
@@ -76,15 +79,21 @@ void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGe
   stream_collide_pair<L, S, K, BX, MB, M><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg);
 }
 
-// TESSERA_LBM_PAIR=off runs the one-cell kernel instead (comparisons). Tuning builds only
-// (-DTESSERA_LBM_LAUNCH_VARIANTS=ON), BGK: TESSERA_LBM_PAIR=BXxMB picks the block size and the minimum
-// blocks per SM, mN the cache mode N of the pair accesses (tuned_pair_kernel.hpp), at run time.
+// TESSERA_LBM_PAIR (read at every step): "on" selects the pair kernel (opt-in until it has passed the
+// GPU tests; docs/performance.md); unset or anything else runs the one-cell kernel. Tuning builds only
+// (-DTESSERA_LBM_LAUNCH_VARIANTS=ON): BXxMB selects the pair kernel with that block size and minimum
+// blocks per SM, mN with the cache mode N of the pair accesses (tuned_pair_kernel.hpp).
 std::string pair_variant() {
-  static const std::string v = [] {
-    const char* e = std::getenv("TESSERA_LBM_PAIR");
-    return std::string(e ? e : "");
-  }();
-  return v;
+  const char* e = std::getenv("TESSERA_LBM_PAIR");
+  return std::string(e ? e : "");
+}
+bool pair_selected() {
+  const std::string v = pair_variant();
+#ifdef TESSERA_LBM_LAUNCH_VARIANTS
+  return !v.empty() && v != "off";
+#else
+  return v == "on";
+#endif
 }
 
 // TESSERA_LBM_PAIR_ALIGN=N (cells, a power of two >= 2): the warps' base alignment (PairGeom); tuning.
@@ -105,7 +114,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, con
   constexpr PairLaunch D = pair_launch<L, S>();
 #ifdef TESSERA_LBM_LAUNCH_VARIANTS
   if constexpr (K == CollisionKind::BGK) {
-    const std::string& v = pair_variant();
+    const std::string v = pair_variant();
     if (v == "128x4") go<L, S, K, 128, 4, 0>(st, s, a, pg);
     else if (v == "128x5") go<L, S, K, 128, 5, 0>(st, s, a, pg);
     else if (v == "m1") go<L, S, K, D.bx, D.mb, 1>(st, s, a, pg);
@@ -121,20 +130,11 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, con
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_pair");
 }
 
-template <class L, class S>
-void by_collision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const PairGeom& pg) {
-  switch (p.kind) {
-    case CollisionKind::BGK: launch<L, S, CollisionKind::BGK>(ex, s, p, pg); break;
-    case CollisionKind::TRT: launch<L, S, CollisionKind::TRT>(ex, s, p, pg); break;
-    case CollisionKind::Regularized: launch<L, S, CollisionKind::Regularized>(ex, s, p, pg); break;
-  }
-}
-
 template <class L>
 bool by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const PairGeom& pg) {
   switch (s.precision()) {
-    case Precision::FP32: by_collision<L, float>(ex, s, p, pg); return true;
-    case Precision::FP16: by_collision<L, half_t>(ex, s, p, pg); return true;
+    case Precision::FP32: launch<L, float, CollisionKind::BGK>(ex, s, p, pg); return true;
+    case Precision::FP16: launch<L, half_t, CollisionKind::BGK>(ex, s, p, pg); return true;
     case Precision::FP64: return false;
   }
   return false;
@@ -152,7 +152,7 @@ bool tuned_pair_applicable(const LatticeState& s) {
 
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
 #if TESSERA_CUDA_COMPILER
-  if (!tuned_pair_applicable(s) || pair_variant() == "off") return false;
+  if (!pair_selected() || p.kind != CollisionKind::BGK || !tuned_pair_applicable(s)) return false;
   const GridLayout& g = s.grid();
   PairGeom pg;
   pg.n = uint32_t(g.cells());
