@@ -2,7 +2,7 @@
 
 namespace tessera::domain {
 
-void add_parallel_keys(Schema& s, bool memory, bool overlap) {
+void add_parallel_keys(Schema& s, bool memory, bool overlap, bool overlap_default) {
   s.section("parallel", "Multi-GPU: halo transport and field memory");
   s.add_enum("parallel.transport", {"host", "cuda_aware", "nccl", "auto"})
       .default_value("host")
@@ -12,9 +12,9 @@ void add_parallel_keys(Schema& s, bool memory, bool overlap) {
                 "are bit-identical for every choice");
   if (overlap)
     s.add_bool("parallel.overlap")
-        .default_value(true)
+        .default_value(overlap_default)
         .describe("Update the cells that read no ghost while the halo moves, the boundary shell after it "
-                  "(bit-identical either way; off for comparisons and profiling)");
+                  "(bit-identical either way; each solver defaults to what measured faster, docs/performance.md)");
   if (!memory) return;
   s.add_enum("parallel.memory", {"device", "managed"})
       .default_value("device")

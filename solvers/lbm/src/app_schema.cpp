@@ -100,7 +100,9 @@ Schema make_schema() {
   s.add_check("initial", {"initial.state", "domain.cells"}, check_initial);
   s.add_check("probes", {"output.probes", "output.lines", "domain.cells", "domain.length"}, check_probes);
   // parallel.transport, parallel.memory (device | managed), parallel.overlap (multi-GPU, docs/domain.md)
-  domain::add_parallel_keys(s, /*memory=*/true, /*overlap=*/true);
+  // Overlap defaults to off for lbm: on 2 x H200 (NCCL, 256^3 per GPU, 77e69a3) the plain step took 1.044 ms
+  // and the overlapped one 1.213 ms (docs/performance.md, Multi-GPU); bit-identical either way.
+  domain::add_parallel_keys(s, /*memory=*/true, /*overlap=*/true, /*overlap_default=*/false);
   add_batch_keys(s);  // batch.max_walltime
   return s;
 }

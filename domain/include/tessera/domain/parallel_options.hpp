@@ -23,8 +23,8 @@ struct ParallelOptions {
 };
 
 // Declares parallel.transport (default "host") and, for solvers that support them, parallel.memory
-// (default "device") and parallel.overlap (default true).
-void add_parallel_keys(Schema& s, bool memory = true, bool overlap = true);
+// (default "device") and parallel.overlap (default overlap_default: each solver picks what measured faster).
+void add_parallel_keys(Schema& s, bool memory = true, bool overlap = true, bool overlap_default = true);
 ParallelOptions parallel_from_case(const Case& c);
 
 }  // namespace tessera::domain
