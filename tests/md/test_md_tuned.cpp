@@ -52,7 +52,8 @@ Simulation liquid(exec::Space s, Integrator integ, Precision prec, bool graph, d
   c.temperature = 1.0;
   c.seed = 2024;
   c.precision = prec;
-  c.cuda_graph = graph;
+  c.cuda_graph = graph;  // the opt-in GPU path selected explicitly: graph step + tuned pair kernel
+  c.pair_kernel = graph ? PairKernel::tuned : PairKernel::portable;
   c.cell_reach = reach;
   c.sort_every = 1000;  // the host engine then builds once per rebuild (no second build after a sort); the
                         // graph still reorders at every build
@@ -291,6 +292,7 @@ TEST_CASE("The CUDA-graph step with bonds (Kremer-Grest melt, Langevin) follows 
     c.integrator = Integrator::langevin;
     c.gamma = 0.5;
     c.cuda_graph = graph;
+    c.pair_kernel = graph ? PairKernel::tuned : PairKernel::portable;
     c.sort_every = 1000;
     PairPotential pot(sp, PairStyle::lj, 1);
     pot.set_lj(0, 0, LJParam::wca(1, 1));

@@ -338,20 +338,9 @@ void NeighborList::build(const exec::Exec& ex, Particles& p, const Box& box) {
   check_range(box, rc_ + skin_, "neighbour list");
   const int64_t n = p.size();
   bin_and_sort(ex, p, box);
-  if (ex.on_device()) {  // the device-resident builds' running max restarts from this build's count
-    if (d_max_count_.size() == 0) {
-      d_max_count_ = Buffer<int>(1, MemKind::Device, "md::max_count");
-      d_done_ = Buffer<unsigned>(1, MemKind::Device, "md::max_count_done");
-      h_max_count_ = Buffer<int>(1, MemKind::Pinned, "md::max_count_mirror");
-      d_builds_ = Buffer<long long>(1, MemKind::Device, "md::device_builds");
-      h_builds_ = Buffer<long long>(1, MemKind::Pinned, "md::device_builds_mirror");
-      d_done_.zero();
-      d_builds_.zero();
-      h_builds_[0] = 0;
-    }
-    d_max_count_.zero();
+  if (ex.on_device() && d_max_count_.size() > 0) {  // device-resident builds in use: their running max
+    d_max_count_.zero();                               // restarts from this build's count
     h_max_count_[0] = 0;
-    ensure(pos4_, std::size_t(p.total()), MemKind::Device, "md::pos_f4");  // for build_async
   }
   int mx = fill(ex, p, box);
   if (mx > capacity_) {  // overflow: grow with head-room and rebuild; nothing was lost, only not stored
@@ -378,12 +367,25 @@ void NeighborList::build_async(const exec::Exec& ex, Particles& p, const Box& bo
                   "md: a device-resident list build needs a build() of the same particles on the device first");
 #if TESSERA_CUDA_COMPILER
   device_builds_ = true;
+  if (d_max_count_.size() == 0) {  // first device-resident build (Simulation makes it outside any graph)
+    d_max_count_ = Buffer<int>(1, MemKind::Device, "md::max_count");
+    d_done_ = Buffer<unsigned>(1, MemKind::Device, "md::max_count_done");
+    h_max_count_ = Buffer<int>(1, MemKind::Pinned, "md::max_count_mirror");
+    d_builds_ = Buffer<long long>(1, MemKind::Device, "md::device_builds");
+    h_builds_ = Buffer<long long>(1, MemKind::Pinned, "md::device_builds_mirror");
+    d_max_count_.zero();
+    d_done_.zero();
+    d_builds_.zero();
+    h_max_count_[0] = 0;
+    h_builds_[0] = 0;
+  }
   const double range = rc_ + skin_;
   check_range(box, range, "neighbour list");
   bin_and_sort(ex, p, box, reorder);
   // Float positions for the fill (neighbour candidates may be ghosts in general: pack all of them).
   const int64_t nt = p.total();
-  ensure(pos4_, std::size_t(nt), MemKind::Device, "md::pos_f4");  // (sized by build(): no allocation here)
+  // Allocated by the first build_async, which Simulation makes outside any graph (rebuild()).
+  ensure(pos4_, std::size_t(nt), MemKind::Device, "md::pos_f4");
   float4* q = reinterpret_cast<float4*>(pos4_.data());
   exec::parallel_for(ex, "md::pack_f4", nt, PackF4{p.x.data(), p.y.data(), p.z.data(), q});
   // Margin: float coordinates of magnitude up to `extent` are off by <= extent * 2^-24 each; a separation

@@ -73,6 +73,8 @@ Schema build_schema() {
   s.add_int("neighbor.sort_every").default_value(20).min(0)
       .describe("Re-sort particles in cell order every N list builds (0 = never)");
   s.add_int("neighbor.capacity").default_value(64).min(1).describe("Initial neighbours per atom (grows when needed)");
+  s.add_int("neighbor.cell_reach").default_value(1).min(1).max(2)
+      .describe("Cells >= (rc + skin) / cell_reach wide: 1 = 27-cell stencil, 2 = 125 half-width cells (culled on the GPU)");
   s.section("run", "Integration");
   s.add_int("run.steps").default_value(1000).min(0).describe("Time steps");
   s.add_float("run.dt").default_value(0.005).greater_than(0).unit("time").describe("Time step");
@@ -81,6 +83,13 @@ Schema build_schema() {
                 "barostat + NHC (Tuckerman et al. 2006)");
   s.add_enum("run.precision", {"double", "mixed"}).default_value("double")
       .describe("mixed: forces in float, positions and sums in double");
+  s.add_bool("run.cuda_graph").default_value(false)
+      .describe("GPU, one rank, nve/langevin (opt-in, not yet verified on a GPU): the step as one CUDA graph, "
+                "list rebuild decided and made on the device (particles sorted at every build, float fill)");
+  s.add_enum("run.pair_kernel", {"portable", "tuned"}).default_value("portable")
+      .describe("GPU pair-force kernel: portable (reference) or tuned (lanes per atom; opt-in, not yet verified on a GPU)");
+  s.add_int("run.threads_per_atom").default_value(0).min(0).max(8)
+      .describe("Lanes per atom of the tuned kernel: 1, 2, 4 or 8; 0 = by atom count");
   s.section("thermostat", "NVT settings");
   s.add_float("thermostat.temperature").default_value(1.0).greater_than(0).unit("temperature").describe("Target temperature");
   s.add_float("thermostat.gamma").default_value(1.0).greater_than(0).unit("1/time").describe("Langevin friction");
@@ -122,6 +131,11 @@ Schema build_schema() {
     if (c.get<std::string>("pair.style") == "table" && c.get<std::string>("pair.table_file").empty())
       return "pair.style: table needs pair.table_file";
     return "";
+  });
+  s.add_check("lanes", {"run.threads_per_atom"}, [](const Case& c) -> std::string {
+    const int t = c.get<int>("run.threads_per_atom");
+    if (t == 0 || t == 1 || t == 2 || t == 4 || t == 8) return "";
+    return fmt::format("run.threads_per_atom = {}: expected 0 (chosen by atom count), 1, 2, 4 or 8", t);
   });
   add_batch_keys(s);  // batch.max_walltime
   return s;
@@ -186,6 +200,10 @@ CaseConfig read_config(const Case& c) {
   k.sim.dt = c.get<double>("run.dt");
   k.sim.integrator = parse_integrator(c.get<std::string>("run.integrator"));
   k.sim.precision = parse_precision(c.get<std::string>("run.precision"));
+  k.sim.cuda_graph = c.get<bool>("run.cuda_graph");
+  k.sim.pair_kernel = c.get<std::string>("run.pair_kernel") == "tuned" ? PairKernel::tuned : PairKernel::portable;
+  k.sim.threads_per_atom = c.get<int>("run.threads_per_atom");
+  k.sim.cell_reach = c.get<int>("neighbor.cell_reach");
   k.sim.temperature = c.get<double>("thermostat.temperature");
   k.sim.gamma = c.get<double>("thermostat.gamma");
   k.sim.tau = c.get<double>("thermostat.tau");
@@ -214,9 +232,10 @@ MemoryEstimate memory_estimate(const Case& c, int nranks) {
   MemoryEstimate m;
   // Per atom: 11 doubles (x, v, f, pe, vir), 4 ints (type, images), an int64 id, 3 doubles of list
   // reference positions, 4 ints of cell keys/order/counts, 8 B of radix-sort scratch, the in-place
-  // reordering's scratch of a GPU run (9 doubles, 4 ints, an id: 96 B), neighbours at 25% head-room (4 B each).
+  // neighbours at 25% head-room (4 B each); with run.cuda_graph the in-place reordering's scratch (9
+  // doubles, 4 ints, an id: 96 B) and float positions for the fill (16 B).
   const double nb = est_neighbors(k) * 1.25;
-  const double per_atom = 11 * 8 + 4 * 4 + 8 + 3 * 8 + 4 * 4 + 8 + 96 + 4 * nb;
+  const double per_atom = 11 * 8 + 4 * 4 + 8 + 3 * 8 + 4 * 4 + 8 + (k.sim.cuda_graph ? 112 : 0) + 4 * nb;
   const double per_rank = natoms * per_atom / std::max(nranks, 1);
   m.bytes_per_rank = std::size_t(per_rank);
   m.notes.push_back(fmt::format("{:.0f} atoms, ~{:.0f} neighbours each ({:.0f} B per atom incl. the list)", natoms, nb, per_atom));

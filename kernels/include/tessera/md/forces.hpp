@@ -22,14 +22,14 @@ Precision parse_precision(const std::string& s);
 // Which pair kernel: the portable functor (one thread per particle, both back ends) or the tuned CUDA
 // kernel (forces_cuda.cpp: `threads_per_atom` lanes split a particle's list and combine their sums with
 // warp shuffles; a particle whose count overflowed a device-resident build is computed from the cells).
-// automatic = tuned on the device when the build has it, portable otherwise.
+// automatic = tuned on the device when the build has it, portable otherwise. The default is portable.
 enum class PairKernel { automatic, portable, tuned };
 
 // Overwrites f (and pe, vir when energy) with the pair forces. threads_per_atom: 1, 2, 4 or 8 lanes per
 // particle for the tuned kernel, 0 = chosen from the particle count (default_threads_per_atom).
 void compute_pair_forces(const exec::Exec& ex, Particles& p, const Box& box, const NeighborList& nl,
                          const PairPotential& pot, Precision prec, bool energy,
-                         PairKernel kernel = PairKernel::automatic, int threads_per_atom = 0);
+                         PairKernel kernel = PairKernel::portable, int threads_per_atom = 0);
 // The tuned CUDA kernel itself (throws in a build without CUDA or for a host Exec).
 void compute_pair_forces_tuned(const exec::Exec& ex, Particles& p, const Box& box, const NeighborList& nl,
                                const PairPotential& pot, Precision prec, bool energy, int threads_per_atom);
