@@ -45,7 +45,7 @@ struct Options {
   std::string device, solver = "lbm", mode = "weak", transport = "host", precision = "fp32", kernel;
   int64_t size = 0;
   int steps = 20, reps = 5, levels = 0, warmup = -1;
-  bool md_graph = true;  // md on one rank: the CUDA-graph step (SimConfig::cuda_graph)
+  int md_graph = -1;  // md on one rank: the CUDA-graph step (SimConfig::cuda_graph); -1: the case default
   double ceiling_gib = 0;
   bool overlap = true;
 };
@@ -77,6 +77,7 @@ struct Timing {
   // (cell, id) sort, ghost construction, and the neighbour-list build itself.
   double migrate_ms = 0, sort_ms = 0, ghosts_ms = 0, list_ms = 0;
   int64_t migrated = 0;
+  bool graph = false;  // md on one rank ran the CUDA-graph step
 };
 
 Timing run_lbm(const Options& o, exec::Space space, int P) {
@@ -145,7 +146,7 @@ Timing run_md(const Options& o, exec::Space space, int P) {
       o.mode == "weak" ? n * P : n, n, n, o.warmup + o.steps, o.transport);
   const Case c = Case::from_string(yaml, md::schema(), "<bench_scaling md>");
   md::CaseConfig k = md::read_config(c);
-  k.sim.cuda_graph = o.md_graph;
+  if (o.md_graph >= 0) k.sim.cuda_graph = o.md_graph == 1;
   const md::InitialSystem init = md::build_initial(k, k.sim.units);
   md::Simulation sim(space, k.sim, init.box, init.particles, md::build_potential(space, k, int(k.mass.size())),
                      init.bonds, md::build_bond_params(k), MPI_COMM_WORLD, k.transport);
@@ -166,7 +167,7 @@ Timing run_md(const Options& o, exec::Space space, int P) {
   // The host-driven build's time (fenced; every build on several ranks, or one rank without the graph);
   // a graph run's builds are inside its graph and not timed here.
   const int64_t hb = sim.neighbors().stats().builds - h0;
-  if (hb > 0 && (d || !o.md_graph)) t.list_ms = (sim.neighbors().stats().build_ms - l0) / double(hb);
+  if (hb > 0 && (d || !sim.config().cuda_graph)) t.list_ms = (sim.neighbors().stats().build_ms - l0) / double(hb);
   if (d && d->stats().rebuilds > s0.rebuilds) {
     const md::DecompositionStats& s1 = d->stats();
     const double r = double(s1.rebuilds - s0.rebuilds);
@@ -176,6 +177,7 @@ Timing run_md(const Options& o, exec::Space space, int P) {
     t.migrated = int64_t(double(s1.migrated - s0.migrated) / r);
   }
   t.ghosts = sim.particles().ghosts();
+  t.graph = !d && sim.config().cuda_graph;
   t.global_cells = sim.natoms();
   const md::ParticleDecomposition* dd = sim.decomposition();
   t.resolved = dd ? domain::to_string(dd->transport()) : "none";  // one rank: nothing moves
@@ -212,7 +214,7 @@ int main(int argc, char** argv) {
     else if (a == "--md-graph") {
       const std::string v = next();
       if (v != "on" && v != "off") usage("--md-graph is on or off");
-      o.md_graph = v == "on";
+      o.md_graph = v == "on" ? 1 : 0;
     }
     else if (a == "--levels") o.levels = std::atoi(next().c_str());
     else if (a == "--precision") o.precision = next();
@@ -258,7 +260,7 @@ int main(int argc, char** argv) {
     bench::Record r = bench::environment_record(space, ceil);
     r.set("benchmark", "scaling")
         .set("case", fmt::format("{}-{}-{}-{}-n{}{}{}", o.solver, o.mode, t.resolved, o.precision, o.size,
-                                 o.overlap ? "" : "-nooverlap", o.md_graph || o.solver != "md" ? "" : "-nograph"))
+                                 o.overlap ? "" : "-nooverlap", o.md_graph != 1 || o.solver != "md" ? "" : "-graph"))
         .set("overlap", o.overlap)
         .set("solver", o.solver).set("mode", o.mode).set("ranks", P).set("transport_requested", o.transport)
         .set("transport", t.resolved).set("size_per_rank_or_total", static_cast<long long>(o.size))
@@ -271,7 +273,7 @@ int main(int argc, char** argv) {
     if (o.solver == "md")  // global_cells / cells_per_rank hold atoms here
       r.set("atoms", static_cast<long long>(t.global_cells)).set("warmup_steps", o.warmup)
           .set("list_builds_timed", static_cast<long long>(t.builds)).set("ghosts_rank0", static_cast<long long>(t.ghosts))
-          .set("cuda_graph_one_rank", o.md_graph).set("list_build_ms_each", t.list_ms)
+          .set("cuda_graph_one_rank", t.graph).set("list_build_ms_each", t.list_ms)
           .set("migrate_ms_each", t.migrate_ms).set("sort_ms_each", t.sort_ms).set("ghosts_ms_each", t.ghosts_ms)
           .set("migrated_per_rebuild_rank0", static_cast<long long>(t.migrated));
     else
