@@ -5,11 +5,19 @@
 //   mpiexec -n 2 bench_scaling [--device gpu|cpu] [--solver lbm|weather|md] [--mode weak|strong]
 //        [--size N] [--transport host|cuda_aware|nccl|auto] [--steps S] [--reps R] [--ceiling-gib G]
 //        [--precision fp32|fp16] [--kernel tuned|reference] [--levels L] [--overlap on|off]
+//        [--warmup W] [--md-graph on|off]
 //
 // lbm: D3Q19 BGK, periodic box. weak: N^3 cells per rank, ranks stacked along z (global N x N x N*P);
 //      strong: N^3 cells in all, split along z. Throughput = global cells x steps / s (MLUPs/s).
 // weather: SSP-RK3 shallow water (+ L tracer levels), periodic. weak: N x N cells per rank stacked along
 //      y; strong: N x N in all. Throughput = global cells x steps / s.
+// md: LJ liquid (rho 0.8442, T 1.44, rc 2.5, skin 0.3, NVE, dt 0.005, mixed precision), fcc lattice of
+//      4 atoms per cell. weak: N^3 cells per rank stacked along x (N = 80: 2,048,000 atoms per rank);
+//      strong: N^3 cells in all. --warmup W steps (default 100) before the timed ones (--steps, default
+//      200, thermo energies every 100 steps); neighbour-list rebuilds (with migration and ghost builds on
+//      several ranks) fall inside the timed steps. Throughput = atoms x steps / s (atom-steps/s).
+//      --md-graph on|off overrides run.cuda_graph for the one-rank run (the decomposed step is
+//      host-driven either way).
 // --overlap off: the plain step (update, then the whole exchange) instead of parallel.overlap's interior
 // update while the halo moves (default on; records of "off" runs get a "-nooverlap" case suffix).
 // Timing: warm-up steps, then R repeats of S steps between MPI barriers; the median repeat counts.
