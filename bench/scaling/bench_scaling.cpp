@@ -13,8 +13,8 @@
 //      y; strong: N x N in all. Throughput = global cells x steps / s.
 // md: LJ liquid (rho 0.8442, T 1.44, rc 2.5, skin 0.3, NVE, dt 0.005, mixed precision), fcc lattice of
 //      4 atoms per cell. weak: N^3 cells per rank stacked along x (N = 80: 2,048,000 atoms per rank);
-//      strong: N^3 cells in all. --warmup W steps (default 100) before the timed ones (--steps, default
-//      200, thermo energies every 100 steps); neighbour-list rebuilds (with migration and ghost builds on
+//      strong: N^3 cells in all. --warmup W steps (default 100) before the timed ones (--steps;
+//      bench/scaling/run uses 200; thermo energies every 100 steps); neighbour-list rebuilds (with migration and ghost builds on
 //      several ranks) fall inside the timed steps. Throughput = atoms x steps / s (atom-steps/s).
 //      --md-graph on|off overrides run.cuda_graph for the one-rank run (the decomposed step is
 //      host-driven either way).
