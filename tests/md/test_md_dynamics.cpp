@@ -122,15 +122,7 @@ TEST_CASE("Random velocities: exact temperature, zero momentum, reproducible", "
 TEST_CASE("NVE conserves energy: LJ liquid, dt = 0.005, 2000 steps", "[md][integrator][nve]") {
   Simulation sim = lj_liquid(exec::Space::Host, Integrator::nve, 1.44, 0);
   sim.setup();
-  const double e0 = sim.thermo().conserved;
-  double emax = 0, first = 0, second = 0;
-  for (int s = 1; s <= 2000; ++s) {
-    sim.step(s % 20 == 0);
-    if (s % 20 != 0) continue;
-    const double e = sim.thermo().conserved;
-    emax = std::max(emax, std::abs(e - e0));
-    (s <= 1000 ? first : second) += e / 50;
-  }
+  const auto [emax, first, second] = mdtest::nve_energy_drift(sim);
   INFO("max |E - E0| per atom " << emax << ", drift of the mean " << second - first << ", list builds "
                                 << sim.neighbors().stats().builds);
   // Verlet's bounded fluctuation at dt = 0.005, T ~ 0.7 is ~1.5e-4 per atom (measured); the mean must not

@@ -320,15 +320,7 @@ TEST_CASE("NVE through the CUDA graph conserves energy as the host engine does",
     Simulation sim = liquid(exec::Space::Device, Integrator::nve, prec, true, 1.44);
     REQUIRE(sim.graph_step());
     sim.setup();
-    const double e0 = sim.thermo().conserved;
-    double emax = 0, first = 0, second = 0;
-    for (int s = 1; s <= 2000; ++s) {
-      sim.step(s % 20 == 0);
-      if (s % 20 != 0) continue;
-      const double e = sim.thermo().conserved;
-      emax = std::max(emax, std::abs(e - e0));
-      (s <= 1000 ? first : second) += e / 50;
-    }
+    const auto [emax, first, second] = mdtest::nve_energy_drift(sim);
     INFO("precision " << int(prec) << ": max |E - E0| per atom " << emax << ", drift of the mean " << second - first
                       << ", builds " << sim.list_builds());
     WARN("graph NVE, precision " << int(prec) << ": max |E - E0| per atom " << emax << ", drift of the mean "
