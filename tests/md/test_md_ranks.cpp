@@ -98,29 +98,43 @@ TEST_CASE("md on N ranks: NPT, walls and a Kremer-Grest melt follow the one-rank
   SECTION("melt") { check_close(run_both(make_case(kMelt), 200), 1e-9, 1e-10); }
 }
 
-TEST_CASE("md checkpoint/restart on N ranks is bit-identical; another rank count continues to rounding",
-          "[md][ranks][restart]") {
-  const Case c = make_case(kLiquid, {"run.integrator=langevin"});
-  const int64_t n = 120;
-  auto straight = make_sim_on(exec::Space::Host, c, MPI_COMM_WORLD);
-  straight->setup();
-  advance(*straight, n, 7);
-  const std::string dir = shared_dir("restart");
+namespace {
+// A run straight to step n, and one checkpointed at n / 2 (in dir) and restored into a fresh engine that
+// then continues to n; the caller compares the two.
+struct RestartPair {
+  std::unique_ptr<Simulation> straight, resumed;
   std::string path;
+  io::LoadOptions lo;
+};
+RestartPair straight_and_restarted(exec::Space space, const Case& c, int64_t n, const std::string& dir,
+                                   domain::Transport t = domain::Transport::HostStaged) {
+  RestartPair r;
+  r.straight = make_sim_on(space, c, MPI_COMM_WORLD, t);
+  r.straight->setup();
+  advance(*r.straight, n, 7);
   {
-    auto first = make_sim_on(exec::Space::Host, c, MPI_COMM_WORLD);
+    auto first = make_sim_on(space, c, MPI_COMM_WORLD, t);
     first->setup();
     advance(*first, n / 2, 7);
     io::CheckpointMeta m;
     m.case_hash = c.hash_hex();
     m.case_text = c.yaml();
-    path = first->write_checkpoint(MPI_COMM_WORLD, dir, m);
+    r.path = first->write_checkpoint(MPI_COMM_WORLD, dir, m);
   }
-  io::LoadOptions lo;
-  lo.expected_case_hash = c.hash_hex();
-  auto resumed = make_sim_on(exec::Space::Host, c, MPI_COMM_WORLD);
-  resumed->restore(io::CheckpointReader(MPI_COMM_WORLD, path, lo));
-  advance(*resumed, n, 7);
+  r.lo.expected_case_hash = c.hash_hex();
+  r.resumed = make_sim_on(space, c, MPI_COMM_WORLD, t);
+  r.resumed->restore(io::CheckpointReader(MPI_COMM_WORLD, r.path, r.lo));
+  advance(*r.resumed, n, 7);
+  return r;
+}
+}  // namespace
+
+TEST_CASE("md checkpoint/restart on N ranks is bit-identical; another rank count continues to rounding",
+          "[md][ranks][restart]") {
+  const Case c = make_case(kLiquid, {"run.integrator=langevin"});
+  const int64_t n = 120;
+  const std::string dir = shared_dir("restart");
+  auto [straight, resumed, path, lo] = straight_and_restarted(exec::Space::Host, c, n, dir);
   // Same rank count: every particle array in memory order, bit for bit, on every rank.
   int same = same_state(*straight, *resumed) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
@@ -185,25 +199,8 @@ TEST_CASE("md on 2 GPUs follows the one-rank host run, with every transport; a G
                                   ? domain::Transport::Nccl
                                   : domain::Transport::HostStaged;
   const int64_t n = 120;
-  auto straight = make_sim_on(exec::Space::Device, c, MPI_COMM_WORLD, t);
-  straight->setup();
-  advance(*straight, n, 7);
   const std::string dir = shared_dir("restart_gpu");
-  std::string path;
-  {
-    auto first = make_sim_on(exec::Space::Device, c, MPI_COMM_WORLD, t);
-    first->setup();
-    advance(*first, n / 2, 7);
-    io::CheckpointMeta m;
-    m.case_hash = c.hash_hex();
-    m.case_text = c.yaml();
-    path = first->write_checkpoint(MPI_COMM_WORLD, dir, m);
-  }
-  io::LoadOptions lo;
-  lo.expected_case_hash = c.hash_hex();
-  auto resumed = make_sim_on(exec::Space::Device, c, MPI_COMM_WORLD, t);
-  resumed->restore(io::CheckpointReader(MPI_COMM_WORLD, path, lo));
-  advance(*resumed, n, 7);
+  auto [straight, resumed, path, lo] = straight_and_restarted(exec::Space::Device, c, n, dir, t);
   int same = same_state(*straight, *resumed) ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   CHECK(same == 1);
