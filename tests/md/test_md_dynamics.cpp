@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "catch_compat.hpp"
+#include "md_energy_drift.hpp"
 #include "md_test_util.hpp"
 #include "tessera/md/simulation.hpp"
 

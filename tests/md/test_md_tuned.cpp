@@ -7,6 +7,7 @@
 #include <set>
 
 #include "catch_compat.hpp"
+#include "md_energy_drift.hpp"
 #include "md_test_util.hpp"
 #include "tessera/md/simulation.hpp"
 #include "tessera/md/system_builder.hpp"
