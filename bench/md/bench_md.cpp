@@ -2,12 +2,13 @@
 // HOOMD-blue LJ benchmark configuration, and a Kremer-Grest melt; one JSON line per configuration.
 //
 //   bench_md --device gpu [--precision double|mixed|both] [--steps 1000] [--reps 3] [--out FILE.jsonl]
-//            [--configs NAME,NAME] [--graph] [--kernel portable|tuned] [--tpp 1|2|4|8] [--sort-every N]
-//            [--cell-reach 1|2] [--label TEXT]
+//            [--configs NAME,NAME] [--graph|--no-graph] [--kernel auto|portable|tuned] [--tpp 1|2|4|8]
+//            [--sort-every N] [--cell-reach 1|2] [--fill-lanes 1|2|4|8] [--label TEXT]
 //   (configurations: lj_liquid_256k, lj_liquid_2M, hoomd_lj_64k, kremer_grest_1M, and lj_liquid_16M, which
-//   runs only when named. Defaults: the app's defaults, i.e. the host-driven step with its per-step rebuild
-//   test and the portable pair kernel; --graph (CUDA-graph step, device-resident rebuild) and --kernel tuned
-//   select the opt-in GPU paths of issue 7 (case keys run.cuda_graph, run.pair_kernel)
+//   runs only when named. Defaults: the app's defaults, i.e. on the GPU the CUDA-graph step with the
+//   device-resident rebuild and the tuned pair kernel (case keys run.cuda_graph, run.pair_kernel: auto);
+//   --no-graph --kernel portable give the host-driven step with its per-step rebuild test and the portable
+//   kernel, the path a decomposed run takes)
 //   bench_md --device cpu --host-lj     # the 32,000-atom LAMMPS bench/in.lj liquid (run next to LAMMPS)
 //   bench_md --quick                    # a small smoke run (CTest)
 // Protocol (bench/README.md, DESIGN.md): warm-up, median of repeats, sizes far past the 60 MB L2.
@@ -38,11 +39,12 @@ struct Config {
 };
 
 struct Tuning {
-  bool graph = false;  // the defaults are the app's (host-driven step, portable kernel); --graph --kernel tuned
-  PairKernel kernel = PairKernel::portable;
+  bool graph = true;  // the defaults are the app's (graph step, tuned kernel on the GPU)
+  PairKernel kernel = PairKernel::automatic;
   int tpp = 0;
   int sort_every = -1;  // -1: SimConfig's default
   int cell_reach = 1;
+  int fill_lanes = 0;
 };
 
 Simulation make(exec::Space space, const Config& c, Precision prec, const Tuning& t) {
@@ -52,6 +54,7 @@ Simulation make(exec::Space space, const Config& c, Precision prec, const Tuning
   sc.threads_per_atom = t.tpp;
   if (t.sort_every >= 0) sc.sort_every = t.sort_every;
   sc.cell_reach = t.cell_reach;
+  sc.fill_lanes = t.fill_lanes;
   sc.dt = c.polymer ? 0.01 : 0.005;
   sc.skin = c.skin;
   sc.precision = prec;
@@ -104,13 +107,15 @@ int main(int argc, char** argv) {
     else if (a == "--tpp") tune.tpp = std::stoi(next());
     else if (a == "--sort-every") tune.sort_every = std::stoi(next());
     else if (a == "--cell-reach") tune.cell_reach = std::stoi(next());
+    else if (a == "--fill-lanes") tune.fill_lanes = std::stoi(next());
     else if (a == "--label") label = next();
     else if (a == "--kernel") {
       const std::string k = next();
-      if (k == "portable") tune.kernel = PairKernel::portable;
+      if (k == "auto") tune.kernel = PairKernel::automatic;
+      else if (k == "portable") tune.kernel = PairKernel::portable;
       else if (k == "tuned") tune.kernel = PairKernel::tuned;
       else {
-        std::fprintf(stderr, "bench_md: --kernel %s: expected portable or tuned\n", k.c_str());
+        std::fprintf(stderr, "bench_md: --kernel %s: expected auto, portable or tuned\n", k.c_str());
         return 2;
       }
     }
@@ -189,10 +194,11 @@ int main(int argc, char** argv) {
           .set("force_ms_each", bench::median(fms) / 10)
           .set("max_neighbors", sim.neighbors().max_count_seen())
           .set("cuda_graph", sim.graph_step() ? "yes" : "no")
-          .set("pair_kernel", tune.kernel == PairKernel::tuned && space == exec::Space::Device ? "tuned" : "portable")
+          .set("pair_kernel", tune.kernel != PairKernel::portable && space == exec::Space::Device ? "tuned" : "portable")
           .set("threads_per_atom", tune.tpp > 0 ? tune.tpp : default_threads_per_atom(sim.natoms()))
           .set("sort_every", sim.config().sort_every)
-          .set("cell_reach", sim.config().cell_reach);
+          .set("cell_reach", sim.config().cell_reach)
+          .set("fill_lanes", sim.config().fill_lanes > 0 ? sim.config().fill_lanes : default_fill_lanes(sim.natoms()));
       if (!label.empty()) r.set("label", label);
       std::printf("%s\n", r.str().c_str());
       std::fflush(stdout);

@@ -83,11 +83,13 @@ Schema build_schema() {
                 "barostat + NHC (Tuckerman et al. 2006)");
   s.add_enum("run.precision", {"double", "mixed"}).default_value("double")
       .describe("mixed: forces in float, positions and sums in double");
-  s.add_bool("run.cuda_graph").default_value(false)
-      .describe("GPU, one rank, nve/langevin (opt-in, not yet verified on a GPU): the step as one CUDA graph, "
-                "list rebuild decided and made on the device (particles sorted at every build, float fill)");
-  s.add_enum("run.pair_kernel", {"portable", "tuned"}).default_value("portable")
-      .describe("GPU pair-force kernel: portable (reference) or tuned (lanes per atom; opt-in, not yet verified on a GPU)");
+  s.add_bool("run.cuda_graph").default_value(true)
+      .describe("Where it applies (GPU, one rank, nve/langevin): the step as one CUDA graph, list rebuild decided "
+                "and made on the device (particles sorted at every build, float fill); elsewhere, and with "
+                "false, the host-driven step (same physics)");
+  s.add_enum("run.pair_kernel", {"auto", "portable", "tuned"}).default_value("auto")
+      .describe("Pair-force kernel: tuned (lanes per atom, GPU only), portable (the reference), auto = tuned on "
+                "the GPU, portable on the host");
   s.add_int("run.threads_per_atom").default_value(0).min(0).max(8)
       .describe("Lanes per atom of the tuned kernel: 1, 2, 4 or 8; 0 = by atom count");
   s.section("thermostat", "NVT settings");
@@ -201,7 +203,9 @@ CaseConfig read_config(const Case& c) {
   k.sim.integrator = parse_integrator(c.get<std::string>("run.integrator"));
   k.sim.precision = parse_precision(c.get<std::string>("run.precision"));
   k.sim.cuda_graph = c.get<bool>("run.cuda_graph");
-  k.sim.pair_kernel = c.get<std::string>("run.pair_kernel") == "tuned" ? PairKernel::tuned : PairKernel::portable;
+  const std::string kernel = c.get<std::string>("run.pair_kernel");
+  k.sim.pair_kernel = kernel == "tuned" ? PairKernel::tuned : kernel == "portable" ? PairKernel::portable : PairKernel::automatic;
+  k.cuda_graph_given = c.given("run.cuda_graph");
   k.sim.threads_per_atom = c.get<int>("run.threads_per_atom");
   k.sim.cell_reach = c.get<int>("neighbor.cell_reach");
   k.sim.temperature = c.get<double>("thermostat.temperature");

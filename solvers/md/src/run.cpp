@@ -40,7 +40,7 @@ void log_setup(const CaseConfig& k, const Simulation& sim, std::size_t nbonds, e
   if (k.sim.tail)
     log::info("tail corrections: E_tail/N = {:.6f}, P_tail = {:.6f}", sim.tail_energy() / double(sim.natoms()),
               sim.tail_pressure() * u.nktv2p);
-  if (k.sim.cuda_graph && !sim.graph_step())
+  if (k.sim.cuda_graph && k.cuda_graph_given && !sim.graph_step())
     log::warn("run.cuda_graph: true is ignored here: the CUDA-graph step needs --device gpu, one rank and the nve "
               "or langevin integrator; this run takes the host-driven step (same physics)");
   if (k.sim.integrator == Integrator::npt)

@@ -52,6 +52,7 @@ Simulation::Simulation(exec::Space space, const SimConfig& cfg, const Box& box, 
     if (cfg.walls.on[a] == box.periodic[a])
       TESSERA_THROW(std::string("axis ") + "xyz"[a] + ": walls need a non-periodic box axis and a non-periodic axis needs walls");
   nl_.set_cell_reach(cfg.cell_reach);
+  nl_.set_fill_lanes(cfg.fill_lanes);
   particles_.upload(init);
   if (cfg.msd) set_msd_reference(ex_, particles_, box_);
   const int64_t n = init.size();

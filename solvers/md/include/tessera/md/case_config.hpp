@@ -23,6 +23,7 @@ struct PairCoeff {
 // Everything the run needs, read from a validated case.
 struct CaseConfig {
   SimConfig sim;
+  bool cuda_graph_given = false;  // run.cuda_graph set in the case (not the default): warn if it cannot apply
   int64_t steps = 0;
   // system
   std::string source = "lattice";  // lattice | polymer | xyz | lammps_data

@@ -66,6 +66,7 @@ struct SimConfig {
   PairKernel pair_kernel = PairKernel::portable;
   int threads_per_atom = 0;  // 0: default_threads_per_atom(n)
   int cell_reach = 1;        // neighbour cells >= (rc + skin) / cell_reach wide (NeighborList::set_cell_reach)
+  int fill_lanes = 0;        // lanes per particle of the device-resident fill, 0: default_fill_lanes(n)
 };
 
 struct Thermo {
