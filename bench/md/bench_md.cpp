@@ -3,7 +3,7 @@
 //
 //   bench_md --device gpu [--precision double|mixed|both] [--steps 1000] [--reps 3] [--out FILE.jsonl]
 //            [--configs NAME,NAME] [--graph|--no-graph] [--kernel auto|portable|tuned] [--tpp 1|2|4|8]
-//            [--sort-every N] [--cell-reach 1|2] [--fill-lanes 1|2|4|8] [--label TEXT]
+//            [--sort-every N] [--cell-reach 0|1|2] [--fill-lanes 1|2|4|8] [--label TEXT]
 //   (configurations: lj_liquid_256k, lj_liquid_2M, hoomd_lj_64k, kremer_grest_1M, and lj_liquid_16M, which
 //   runs only when named. Defaults: the app's defaults, i.e. on the GPU the CUDA-graph step with the
 //   device-resident rebuild and the tuned pair kernel (case keys run.cuda_graph, run.pair_kernel: auto);
@@ -43,7 +43,7 @@ struct Tuning {
   PairKernel kernel = PairKernel::automatic;
   int tpp = 0;
   int sort_every = -1;  // -1: SimConfig's default
-  int cell_reach = 1;
+  int cell_reach = 0;  // the app's default: by particles per half-width cell
   int fill_lanes = 0;
 };
 

@@ -65,7 +65,8 @@ struct SimConfig {
   bool cuda_graph = false;
   PairKernel pair_kernel = PairKernel::portable;
   int threads_per_atom = 0;  // 0: default_threads_per_atom(n)
-  int cell_reach = 1;        // neighbour cells >= (rc + skin) / cell_reach wide (NeighborList::set_cell_reach)
+  int cell_reach = 1;        // neighbour cells >= (rc + skin) / cell_reach wide (NeighborList::set_cell_reach);
+                             // 0: 2 on one GPU where a half-width cell holds >= 2 particles, else 1
   int fill_lanes = 0;        // lanes per particle of the device-resident fill, 0: default_fill_lanes(n)
 };
 
