@@ -155,6 +155,8 @@ Timing run_md(const Options& o, exec::Space space, int P) {
   const Case c = Case::from_string(yaml, md::schema(), "<bench_scaling md>");
   md::CaseConfig k = md::read_config(c);
   if (o.md_graph >= 0) k.sim.cuda_graph = o.md_graph == 1;
+  // --md-graph off: the one-rank run takes a decomposed rank's engine (host-driven step, whole cells).
+  if (o.md_graph == 0) k.sim.cell_reach = 1;
   const md::InitialSystem init = md::build_initial(k, k.sim.units);
   md::Simulation sim(space, k.sim, init.box, init.particles, md::build_potential(space, k, int(k.mass.size())),
                      init.bonds, md::build_bond_params(k), MPI_COMM_WORLD, k.transport);

@@ -46,6 +46,9 @@ template <class Eval, class T, bool Energy>
 struct Acc {
   T fx = 0, fy = 0, fz = 0;
   double e = 0, w = 0;
+  // OneType: a single particle type, row[0] for every pair without loading type[j] (4 of the 28 bytes
+  // gathered per neighbour; the kernel is bound by the L1 traffic of this gather).
+  template <bool OneType = false>
   __device__ __forceinline__ void add(const ParticleView& p, const Box& box, const typename Eval::Param* row, double xi,
                                       double yi, double zi, int j) {
     const T dx = T(box.image(xi - __ldg(p.x + j), 0));
@@ -53,28 +56,7 @@ struct Acc {
     const T dz = T(box.image(zi - __ldg(p.z + j), 2));
     const T r2 = dx * dx + dy * dy + dz * dz;
     T fr, u;
-    if (Eval::eval(r2, row[__ldg(p.type + j)], fr, u)) {
-      fx += fr * dx;
-      fy += fr * dy;
-      fz += fr * dz;
-      if (Energy) {
-        e += 0.5 * double(u);
-        w += 0.5 * double(fr) * double(r2);
-      }
-    }
-  }
-  // The same pair from the packed positions (Particles::packed_positions): x, y, z, type of j in one sector.
-  // q[2j] = (x, y), q[2j + 1] = (z, type).
-  __device__ __forceinline__ void add(const double2* __restrict__ q, const Box& box, const typename Eval::Param* row,
-                                      double xi, double yi, double zi, int j) {
-    const double2 a = __ldg(q + 2 * int64_t(j));
-    const double2 b = __ldg(q + 2 * int64_t(j) + 1);
-    const T dx = T(box.image(xi - a.x, 0));
-    const T dy = T(box.image(yi - a.y, 1));
-    const T dz = T(box.image(zi - b.x, 2));
-    const T r2 = dx * dx + dy * dy + dz * dz;
-    T fr, u;
-    if (Eval::eval(r2, row[int(b.y)], fr, u)) {
+    if (Eval::eval(r2, row[OneType ? 0 : __ldg(p.type + j)], fr, u)) {
       fx += fr * dx;
       fy += fr * dy;
       fz += fr * dz;
@@ -96,10 +78,9 @@ struct Acc {
 };
 
 // The list loop. A particle whose count overflowed the capacity is left to pair_force_overflow.
-template <class Eval, class T, bool Energy, int TPP>
-__global__ void __launch_bounds__(kBlock) pair_force_tuned(ParticleView p, const double2* __restrict__ q, Box box,
-                                                           NeighborView nl, const typename Eval::Param* __restrict__ params,
-                                                           int ntypes) {
+template <class Eval, class T, bool Energy, int TPP, bool OneType>
+__global__ void __launch_bounds__(kBlock) pair_force_tuned(ParticleView p, Box box, NeighborView nl,
+                                                           const typename Eval::Param* __restrict__ params, int ntypes) {
   const int64_t t = int64_t(blockIdx.x) * kBlock + threadIdx.x;
   const int64_t i = t / TPP;
   const int lane = int(t % TPP);
@@ -109,10 +90,11 @@ __global__ void __launch_bounds__(kBlock) pair_force_tuned(ParticleView p, const
     const int cnt = __ldg(nl.count + i);
     mine = cnt <= nl.capacity;
     if (mine) {
-      const typename Eval::Param* row = params + __ldg(p.type + i) * ntypes;
+      const typename Eval::Param* row = OneType ? params : params + __ldg(p.type + i) * ntypes;
       const double xi = p.x[i], yi = p.y[i], zi = p.z[i];
       const int* __restrict__ col = nl.neigh + i;
-      for (int k = lane; k < cnt; k += TPP) a.add(q, box, row, xi, yi, zi, __ldg(col + int64_t(k) * nl.stride));
+      for (int k = lane; k < cnt; k += TPP)
+        a.template add<OneType>(p, box, row, xi, yi, zi, __ldg(col + int64_t(k) * nl.stride));
     }
   }
   if constexpr (TPP > 1) {
@@ -150,34 +132,24 @@ __global__ void __launch_bounds__(kBlock) pair_force_overflow(ParticleView p, Bo
   }
 }
 
-// x, y, z, type of particles [0, n) (owned and ghosts) into q: (x, y), (z, type) per particle.
-__global__ void __launch_bounds__(256) pack_positions(const double* __restrict__ x, const double* __restrict__ y,
-                                                      const double* __restrict__ z, const int* __restrict__ type,
-                                                      double2* __restrict__ q, int64_t n) {
-  const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;
-  if (i < n) {
-    q[2 * i] = make_double2(x[i], y[i]);
-    q[2 * i + 1] = make_double2(z[i], double(type[i]));
-  }
-}
-
 template <class Eval, class T, bool Energy, int TPP>
-void launch(cudaStream_t st, const ParticleView& v, const double2* q, const Box& box, const NeighborView& nl,
+void launch(cudaStream_t st, const ParticleView& v, const Box& box, const NeighborView& nl,
             const typename Eval::Param* prm, int nt) {
   const int64_t threads = v.n * TPP;
   const unsigned grid = unsigned((threads + kBlock - 1) / kBlock);
-  pair_force_tuned<Eval, T, Energy, TPP><<<grid, kBlock, 0, st>>>(v, q, box, nl, prm, nt);
+  if (nt == 1) pair_force_tuned<Eval, T, Energy, TPP, true><<<grid, kBlock, 0, st>>>(v, box, nl, prm, nt);
+  else pair_force_tuned<Eval, T, Energy, TPP, false><<<grid, kBlock, 0, st>>>(v, box, nl, prm, nt);
   TESSERA_CUDA_CHECK_LAUNCH("md::pair_force_tuned");
 }
 
 template <class Eval, class T, bool Energy>
-void launch_tpp(int tpp, cudaStream_t st, const ParticleView& v, const double2* q, const Box& box,
-                const NeighborView& nl, const NeighborList& list, const typename Eval::Param* prm, int nt) {
+void launch_tpp(int tpp, cudaStream_t st, const ParticleView& v, const Box& box, const NeighborView& nl,
+                const NeighborList& list, const typename Eval::Param* prm, int nt) {
   switch (tpp) {
-    case 1: launch<Eval, T, Energy, 1>(st, v, q, box, nl, prm, nt); break;
-    case 2: launch<Eval, T, Energy, 2>(st, v, q, box, nl, prm, nt); break;
-    case 4: launch<Eval, T, Energy, 4>(st, v, q, box, nl, prm, nt); break;
-    case 8: launch<Eval, T, Energy, 8>(st, v, q, box, nl, prm, nt); break;
+    case 1: launch<Eval, T, Energy, 1>(st, v, box, nl, prm, nt); break;
+    case 2: launch<Eval, T, Energy, 2>(st, v, box, nl, prm, nt); break;
+    case 4: launch<Eval, T, Energy, 4>(st, v, box, nl, prm, nt); break;
+    case 8: launch<Eval, T, Energy, 8>(st, v, box, nl, prm, nt); break;
     default: TESSERA_THROW("md: threads_per_atom must be 1, 2, 4 or 8 (got " + std::to_string(tpp) + ")");
   }
   if (!list.device_builds()) return;  // a host build() regrows the list: no count above the capacity
@@ -187,15 +159,15 @@ void launch_tpp(int tpp, cudaStream_t st, const ParticleView& v, const double2* 
 }
 
 template <class Eval>
-void launch_eval(const exec::Exec& ex, const ParticleView& v, const double2* q, const Box& box, const NeighborView& nl,
+void launch_eval(const exec::Exec& ex, const ParticleView& v, const Box& box, const NeighborView& nl,
                  const NeighborList& c, const typename Eval::Param* prm, int nt, Precision prec, bool energy, int tpp) {
   const auto st = static_cast<cudaStream_t>(ex.stream);
   if (prec == Precision::mixed) {
-    if (energy) launch_tpp<Eval, float, true>(tpp, st, v, q, box, nl, c, prm, nt);
-    else launch_tpp<Eval, float, false>(tpp, st, v, q, box, nl, c, prm, nt);
+    if (energy) launch_tpp<Eval, float, true>(tpp, st, v, box, nl, c, prm, nt);
+    else launch_tpp<Eval, float, false>(tpp, st, v, box, nl, c, prm, nt);
   } else {
-    if (energy) launch_tpp<Eval, double, true>(tpp, st, v, q, box, nl, c, prm, nt);
-    else launch_tpp<Eval, double, false>(tpp, st, v, q, box, nl, c, prm, nt);
+    if (energy) launch_tpp<Eval, double, true>(tpp, st, v, box, nl, c, prm, nt);
+    else launch_tpp<Eval, double, false>(tpp, st, v, box, nl, c, prm, nt);
   }
 }
 }  // namespace
@@ -209,16 +181,10 @@ void compute_pair_forces_tuned(const exec::Exec& ex, Particles& p, const Box& bo
   TESSERA_REQUIRE(n.stride == v.n, "neighbour list is out of date (built for a different particle count)");
   if (v.n == 0) return;
   const int tpp = threads_per_atom > 0 ? threads_per_atom : default_threads_per_atom(v.n);
-  // Pack owned and ghost positions with their types (neighbours may be ghosts).
-  const int64_t nt = p.total();
-  double2* q = reinterpret_cast<double2*>(p.packed_positions());
-  const auto st = static_cast<cudaStream_t>(ex.stream);
-  pack_positions<<<unsigned((nt + 255) / 256), 256, 0, st>>>(v.x, v.y, v.z, v.type, q, nt);
-  TESSERA_CUDA_CHECK_LAUNCH("md::pack_positions");
   switch (pot.style()) {
-    case PairStyle::lj: launch_eval<PairLJ>(ex, v, q, box, n, nl, pot.lj(), pot.ntypes(), prec, energy, tpp); break;
-    case PairStyle::morse: launch_eval<PairMorse>(ex, v, q, box, n, nl, pot.morse(), pot.ntypes(), prec, energy, tpp); break;
-    case PairStyle::table: launch_eval<PairTable>(ex, v, q, box, n, nl, pot.table(), pot.ntypes(), prec, energy, tpp); break;
+    case PairStyle::lj: launch_eval<PairLJ>(ex, v, box, n, nl, pot.lj(), pot.ntypes(), prec, energy, tpp); break;
+    case PairStyle::morse: launch_eval<PairMorse>(ex, v, box, n, nl, pot.morse(), pot.ntypes(), prec, energy, tpp); break;
+    case PairStyle::table: launch_eval<PairTable>(ex, v, box, n, nl, pot.table(), pot.ntypes(), prec, energy, tpp); break;
   }
 }
 

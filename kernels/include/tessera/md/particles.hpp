@@ -67,12 +67,6 @@ class Particles {
   // reserve_permute_scratch() before recording.
   void permute_in_place(const exec::Exec& ex, const int* order);
   void reserve_permute_scratch();
-  // x, y, z and the type (as a double) of every particle, owned and ghosts, packed 32 bytes apiece: the
-  // tuned pair kernel gathers one neighbour with two 16-byte loads of one sector instead of four loads
-  // from four arrays. Grown to 4 total() doubles here (before any CUDA-graph recording: the graph path's
-  // first force evaluation runs outside the capture and the count never changes there); the caller fills
-  // it before each use.
-  double* packed_positions();
 
   Buffer<double> x, y, z, vx, vy, vz, fx, fy, fz, pe, vir;
   Buffer<int> type, ix, iy, iz;
@@ -91,7 +85,6 @@ class Particles {
   Buffer<double> scratch_d_;  // permute_in_place: 9 doubles, 4 ints and one id per particle
   Buffer<int> scratch_i_;
   Buffer<int64_t> scratch_l_;
-  Buffer<double> packed_;     // packed_positions()
 };
 
 }  // namespace tessera::md
