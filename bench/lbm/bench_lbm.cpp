@@ -25,6 +25,12 @@
 using namespace tessera;
 
 namespace {
+
+// What --help prints (the header comment above says more).
+const char* const kUsage =
+    "  bench_lbm [--device gpu|cpu] [--sizes 256,512] [--lattices D3Q19,D3Q27] [--precisions fp32,fp16]\n"
+    "            [--collision bgk|trt|regularized] [--kernel tuned|reference] [--box periodic|walls]\n"
+    "            [--steps 20] [--reps 5] [--memory device|managed] [--out bench/results/lbm.jsonl]\n";
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> r;
   std::stringstream ss(s);
@@ -35,6 +41,11 @@ std::vector<std::string> split(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
   Runtime rt(&argc, &argv);
   std::string device = exec::cuda_enabled() && device::gpu_available() ? "gpu" : "cpu";
   std::string sizes = "256,512", lattices = "D3Q19,D3Q27", precisions = "fp32,fp16", collision = "bgk";

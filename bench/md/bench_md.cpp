@@ -30,6 +30,14 @@ using namespace tessera;
 using namespace tessera::md;
 
 namespace {
+
+// What --help prints (the header comment above says more).
+const char* const kUsage =
+    "  bench_md --device gpu [--precision double|mixed|both] [--steps 1000] [--reps 3] [--out FILE.jsonl]\n"
+    "           [--configs NAME,NAME] [--graph|--no-graph] [--kernel auto|portable|tuned] [--tpp 1|2|4|8]\n"
+    "           [--sort-every N] [--cell-reach 0|1|2] [--fill-lanes 1|2|4|8] [--label TEXT]\n"
+    "  bench_md --device cpu --host-lj     # the 32,000-atom LAMMPS bench/in.lj liquid (run next to LAMMPS)\n"
+    "  bench_md --quick                    # a small smoke run (CTest)\n";
 struct Config {
   std::string name;
   LatticeKind lattice = LatticeKind::fcc;
@@ -83,6 +91,11 @@ Simulation make(exec::Space space, const Config& c, Precision prec, const Tuning
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
   Runtime rt(&argc, &argv);
   std::string device = device::gpu_available() ? "gpu" : "cpu", precision = "both", out, only, label;
   Tuning tune;
@@ -104,7 +117,7 @@ int main(int argc, char** argv) {
     else if (a == "--out") out = next();
     else if (a == "--quick") quick = true;
     else if (a == "--host-lj") host_lj = true;
-    else if (a == "--configs") only = "," + next() + ",";
+    else if (a == "--configs") only = fmt::format(",{},", next());
     else if (a == "--no-graph") tune.graph = false;
     else if (a == "--graph") tune.graph = true;
     else if (a == "--tpp") tune.tpp = std::stoi(next());

@@ -49,6 +49,13 @@ using namespace tessera;
 
 namespace {
 
+// What --help prints (the header comment above says more).
+const char* const kUsage =
+    "  mpiexec -n 2 bench_scaling [--device gpu|cpu] [--solver lbm|weather|md] [--mode weak|strong]\n"
+    "       [--size N] [--transport host|cuda_aware|nccl|auto] [--steps S] [--reps R] [--ceiling-gib G]\n"
+    "       [--precision fp32|fp16] [--kernel tuned|reference] [--levels L] [--overlap on|off]\n"
+    "       [--warmup W] [--md-graph on|off]\n";
+
 struct Options {
   std::string device, solver = "lbm", mode = "weak", transport = "host", precision = "fp32", kernel;
   int64_t size = 0;
@@ -203,6 +210,11 @@ Timing run_md(const Options& o, exec::Space space, int P) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
   Runtime rt(&argc, &argv);
   Options o;
   o.device = exec::cuda_enabled() && device::gpu_available() ? "gpu" : "cpu";
