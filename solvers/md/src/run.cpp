@@ -40,6 +40,16 @@ void log_setup(const CaseConfig& k, const Simulation& sim, std::size_t nbonds, e
   if (k.sim.tail)
     log::info("tail corrections: E_tail/N = {:.6f}, P_tail = {:.6f}", sim.tail_energy() / double(sim.natoms()),
               sim.tail_pressure() * u.nktv2p);
+  if (space == exec::Space::Device) {
+    const bool tuned = k.sim.pair_kernel == PairKernel::tuned ||
+                       (k.sim.pair_kernel == PairKernel::automatic && tuned_pair_forces_available());
+    log::info("md: GPU paths: {} step, {} pair kernel{}, {} cells", sim.graph_step() ? "CUDA-graph" : "host-driven",
+              tuned ? "tuned" : "portable",
+              tuned ? fmt::format(" ({} lanes per atom)", k.sim.threads_per_atom > 0 ? k.sim.threads_per_atom
+                                                                                     : default_threads_per_atom(sim.natoms()))
+                    : std::string(),
+              sim.config().cell_reach == 2 ? "half-width (125)" : "whole (27)");
+  }
   if (k.sim.cuda_graph && k.cuda_graph_given && !sim.graph_step())
     log::warn("run.cuda_graph: true is ignored here: the CUDA-graph step needs --device gpu, one rank and the nve "
               "or langevin integrator; this run takes the host-driven step (same physics)");

@@ -57,11 +57,12 @@ struct SimConfig {
   int neighbor_capacity = 64;
   bool msd = false;          // keep unwrapped reference positions for the mean-square displacement
   WallParam walls;           // 9-3 walls on the axes where the box is not periodic (walls.hpp)
-  // GPU speed paths, opt-in (case keys run.cuda_graph, run.pair_kernel, run.threads_per_atom,
-  // neighbor.cell_reach; no effect on the physics): a one-rank NVE or Langevin run on the device records
-  // its step as a CUDA graph with the rebuild decided on the device (step_graph.hpp) and sorts the
-  // particles into cell order at every build when there are no bonds; the tuned pair kernel and its lanes
-  // per particle. The defaults are the host-driven step and the portable kernel.
+  // GPU speed paths (case keys run.cuda_graph, run.pair_kernel, run.threads_per_atom, neighbor.cell_reach;
+  // no effect on the physics): a one-rank NVE or Langevin run on the device records its step as a CUDA
+  // graph with the rebuild decided on the device (step_graph.hpp) and sorts the particles into cell order
+  // at every build when there are no bonds; the tuned pair kernel and its lanes per particle. These
+  // struct defaults are the host-driven step and the portable kernel; the md application's case defaults
+  // (run.cuda_graph: true, run.pair_kernel: auto, neighbor.cell_reach: 0) select the GPU paths.
   bool cuda_graph = false;
   PairKernel pair_kernel = PairKernel::portable;
   int threads_per_atom = 0;  // 0: default_threads_per_atom(n)
