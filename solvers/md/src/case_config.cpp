@@ -238,9 +238,12 @@ MemoryEstimate memory_estimate(const Case& c, int nranks) {
   // Per atom: 11 doubles (x, v, f, pe, vir), 4 ints (type, images), an int64 id, 3 doubles of list
   // reference positions, 4 ints of cell keys/order/counts, 8 B of radix-sort scratch, the in-place
   // neighbours at 25% head-room (4 B each); with run.cuda_graph the in-place reordering's scratch (9
-  // doubles, 4 ints, an id: 96 B) and float positions for the fill (16 B).
+  // doubles, 4 ints, an id: 96 B) and float positions for the fill (16 B), where the graph step applies
+  // (one rank, nve or langevin).
   const double nb = est_neighbors(k) * 1.25;
-  const double per_atom = 11 * 8 + 4 * 4 + 8 + 3 * 8 + 4 * 4 + 8 + (k.sim.cuda_graph ? 112 : 0) + 4 * nb;
+  const bool graph = k.sim.cuda_graph && nranks <= 1 &&
+                     (k.sim.integrator == Integrator::nve || k.sim.integrator == Integrator::langevin);
+  const double per_atom = 11 * 8 + 4 * 4 + 8 + 3 * 8 + 4 * 4 + 8 + (graph ? 112 : 0) + 4 * nb;
   const double per_rank = natoms * per_atom / std::max(nranks, 1);
   m.bytes_per_rank = std::size_t(per_rank);
   m.notes.push_back(fmt::format("{:.0f} atoms, ~{:.0f} neighbours each ({:.0f} B per atom incl. the list)", natoms, nb, per_atom));
