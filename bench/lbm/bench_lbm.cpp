@@ -127,6 +127,8 @@ int main(int argc, char** argv) {
         bench::Record r = bench::environment_record(space, ceil);
         r.set("benchmark", "lbm_stream_collide").set("lattice", ls).set("precision", ps).set("collision", collision)
             .set("kernel", kernel).set("box", box).set("memory", std::string(to_string(s.memkind())))
+            // the opt-in pair kernel's switch (docs/performance.md, LBM item 6), as the run saw it
+            .set("TESSERA_LBM_PAIR", std::string(std::getenv("TESSERA_LBM_PAIR") ? std::getenv("TESSERA_LBM_PAIR") : ""))
             .set("n", static_cast<long long>(n)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)
             .set("bytes_per_cell", bytes).set("gb_per_s", mlups * 1e6 * bytes / 1e9)
