@@ -1,9 +1,7 @@
 // bench_lbm: MLUPs/s of the LBM stream-collide at n^3 cells, against the copy bandwidth measured on the
 // same card in the same run (DESIGN.md, benchmark protocol). One JSON line per configuration.
 //
-//   bench_lbm [--device gpu|cpu] [--sizes 256,512] [--lattices D3Q19,D3Q27] [--precisions fp32,fp16]
-//             [--collision bgk|trt|regularized] [--kernel tuned|reference] [--box periodic|walls]
-//             [--steps 20] [--reps 5] [--memory device|managed] [--out bench/results/lbm.jsonl]
+//   Usage: kUsage below (also printed by --help).
 //
 // The kernel alone is timed (output off, one rank, no halo exchange). "periodic": every cell fluid,
 // ghost cells fluid too (the traffic of a periodic box without the copy of the ghost layer);

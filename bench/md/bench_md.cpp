@@ -1,16 +1,12 @@
 // bench_md: LJ liquid atom-steps/s (NVE, thermo every 100 steps, neighbour-list rebuilds included), the
 // HOOMD-blue LJ benchmark configuration, and a Kremer-Grest melt; one JSON line per configuration.
 //
-//   bench_md --device gpu [--precision double|mixed|both] [--steps 1000] [--reps 3] [--out FILE.jsonl]
-//            [--configs NAME,NAME] [--graph|--no-graph] [--kernel auto|portable|tuned] [--tpp 1|2|4|8]
-//            [--sort-every N] [--cell-reach 0|1|2] [--fill-lanes 1|2|4|8] [--label TEXT]
+//   Usage: kUsage below (also printed by --help).
 //   (configurations: lj_liquid_256k, lj_liquid_2M, hoomd_lj_64k, kremer_grest_1M, and lj_liquid_16M, which
 //   runs only when named. Defaults: the app's defaults, i.e. on the GPU the CUDA-graph step with the
 //   device-resident rebuild and the tuned pair kernel (case keys run.cuda_graph, run.pair_kernel: auto);
 //   --no-graph --kernel portable give the host-driven step with its per-step rebuild test and the portable
 //   kernel, the path a decomposed run takes)
-//   bench_md --device cpu --host-lj     # the 32,000-atom LAMMPS bench/in.lj liquid (run next to LAMMPS)
-//   bench_md --quick                    # a small smoke run (CTest)
 // Protocol (bench/README.md, DESIGN.md): warm-up, median of repeats, sizes far past the 60 MB L2.
 #include <cstdio>
 #include <cstdlib>
@@ -35,7 +31,7 @@ namespace {
 const char* const kUsage =
     "  bench_md --device gpu [--precision double|mixed|both] [--steps 1000] [--reps 3] [--out FILE.jsonl]\n"
     "           [--configs NAME,NAME] [--graph|--no-graph] [--kernel auto|portable|tuned] [--tpp 1|2|4|8]\n"
-    "           [--sort-every N] [--cell-reach 0|1|2] [--fill-lanes 1|2|4|8] [--label TEXT]\n"
+    "           [--sort-every N] [--cell-reach 0|1|2] [--label TEXT]\n"
     "  bench_md --device cpu --host-lj     # the 32,000-atom LAMMPS bench/in.lj liquid (run next to LAMMPS)\n"
     "  bench_md --quick                    # a small smoke run (CTest)\n";
 struct Config {
@@ -54,7 +50,6 @@ struct Tuning {
   int tpp = 0;
   int sort_every = -1;  // -1: SimConfig's default
   int cell_reach = 0;  // the app's default: by particles per half-width cell
-  int fill_lanes = 0;
 };
 
 Simulation make(exec::Space space, const Config& c, Precision prec, const Tuning& t) {
@@ -64,7 +59,6 @@ Simulation make(exec::Space space, const Config& c, Precision prec, const Tuning
   sc.threads_per_atom = t.tpp;
   if (t.sort_every >= 0) sc.sort_every = t.sort_every;
   sc.cell_reach = t.cell_reach;
-  sc.fill_lanes = t.fill_lanes;
   sc.dt = c.polymer ? 0.01 : 0.005;
   sc.skin = c.skin;
   sc.precision = prec;
@@ -123,7 +117,6 @@ int main(int argc, char** argv) {
     else if (a == "--tpp") tune.tpp = std::stoi(next());
     else if (a == "--sort-every") tune.sort_every = std::stoi(next());
     else if (a == "--cell-reach") tune.cell_reach = std::stoi(next());
-    else if (a == "--fill-lanes") tune.fill_lanes = std::stoi(next());
     else if (a == "--label") label = next();
     else if (a == "--kernel") {
       const std::string k = next();
@@ -226,8 +219,7 @@ int main(int argc, char** argv) {
           .set("integrator", sim.config().integrator == Integrator::langevin ? "langevin" : "nve")
           .set("temperature", temperature)
           .set("warmup_steps", c.warmup)
-          .set("cell_reach", sim.config().cell_reach)
-          .set("fill_lanes", sim.config().fill_lanes > 0 ? sim.config().fill_lanes : default_fill_lanes(sim.natoms()));
+          .set("cell_reach", sim.config().cell_reach);
       if (!label.empty()) r.set("label", label);
       std::printf("%s\n", r.str().c_str());
       std::fflush(stdout);

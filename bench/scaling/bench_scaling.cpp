@@ -2,10 +2,7 @@
 // per GPU, for the weak- and strong-scaling figures of issue 10. Run under mpiexec; rank 0 prints one
 // JSON line per configuration (bench/scaling/run collects them and computes the efficiencies).
 //
-//   mpiexec -n 2 bench_scaling [--device gpu|cpu] [--solver lbm|weather|md] [--mode weak|strong]
-//        [--size N] [--transport host|cuda_aware|nccl|auto] [--steps S] [--reps R] [--ceiling-gib G]
-//        [--precision fp32|fp16] [--kernel tuned|reference] [--levels L] [--overlap on|off]
-//        [--warmup W] [--md-graph on|off]
+//   Usage: kUsage below (also printed by --help).
 //
 // lbm: D3Q19 BGK, periodic box. weak: N^3 cells per rank, ranks stacked along z (global N x N x N*P);
 //      strong: N^3 cells in all, split along z. Throughput = global cells x steps / s (MLUPs/s).
@@ -184,7 +181,7 @@ Timing run_md(const Options& o, exec::Space space, int P) {
   // The host-driven build's time (fenced; every build on several ranks, or one rank without the graph);
   // a graph run's builds are inside its graph and not timed here.
   const int64_t hb = sim.neighbors().stats().builds - h0;
-  if (hb > 0 && (d || !sim.config().cuda_graph)) t.list_ms = (sim.neighbors().stats().build_ms - l0) / double(hb);
+  if (hb > 0 && !sim.graph_step()) t.list_ms = (sim.neighbors().stats().build_ms - l0) / double(hb);
   if (d && d->stats().rebuilds > s0.rebuilds) {
     const md::DecompositionStats& s1 = d->stats();
     const double r = double(s1.rebuilds - s0.rebuilds);
@@ -194,7 +191,7 @@ Timing run_md(const Options& o, exec::Space space, int P) {
     t.migrated = int64_t(double(s1.migrated - s0.migrated) / r);
   }
   t.ghosts = sim.particles().ghosts();
-  t.graph = !d && sim.config().cuda_graph;
+  t.graph = sim.graph_step();
   t.global_cells = sim.natoms();
   const md::ParticleDecomposition* dd = sim.decomposition();
   t.resolved = dd ? domain::to_string(dd->transport()) : "none";  // one rank: nothing moves

@@ -252,52 +252,6 @@ TEST_CASE("Device-resident build with reordering: sorted particles, every pair w
   }
 }
 
-TEST_CASE("Device-resident fill: the same list, entry for entry, for 1, 2, 4 and 8 lanes per particle", "[md][neighbor][gpu]") {
-  TESSERA_GPU_TEST();
-  const exec::Space d = exec::Space::Device;
-  // dense: a list that fits; overflow: the dense particles in a list sized by a dilute configuration, so
-  // that most counts exceed the capacity (the counts stay whole, the stored entries stop at the capacity).
-  for (const bool overflow : {false, true}) {
-    for (int reach : {1, 2}) {
-      INFO("overflow " << overflow << ", cell reach " << reach);
-      Box dilute, dense;
-      const HostParticles hd = jittered_fcc(7, 0.3, 0.2, 2, 21u, dilute);
-      const HostParticles h = jittered_fcc(7, 0.8442, 0.3, 2, 22u, dense);
-      Particles p(d, h.size(), h.mass);
-      NeighborList nl(d, 2.5, 0.3, 8);
-      nl.set_cell_reach(reach);
-      p.upload(overflow ? hd : h);
-      nl.build(d, p, overflow ? dilute : dense);
-      p.upload(h);
-      const auto n = std::size_t(h.size());
-      std::vector<int> cnt1, nb1;
-      for (int lanes : {1, 2, 4, 8}) {
-        INFO("lanes " << lanes);
-        nl.set_fill_lanes(lanes);
-        nl.build_async(d, p, dense, false);
-        exec::fence(d);
-        const NeighborView v = nl.view();
-        std::vector<int> cnt(n), nb(n * std::size_t(v.capacity));
-        copy_n(cnt.data(), MemKind::Host, v.count, MemKind::Device, n);
-        copy_n(nb.data(), MemKind::Host, v.neigh, MemKind::Device, nb.size());
-        if (lanes == 1) {
-          cnt1 = cnt, nb1 = nb;
-          const int most = *std::max_element(cnt.begin(), cnt.end());
-          if (overflow) REQUIRE(most > v.capacity);  // the case under test
-          else REQUIRE(most <= v.capacity);
-          continue;
-        }
-        CHECK(cnt == cnt1);
-        std::size_t differ = 0;
-        for (std::size_t i = 0; i < n; ++i)
-          for (int k = 0; k < std::min(cnt[i], v.capacity); ++k)
-            differ += nb[std::size_t(k) * n + i] != nb1[std::size_t(k) * n + i];
-        CHECK(differ == 0);
-      }
-    }
-  }
-}
-
 TEST_CASE("The CUDA-graph step follows the host-driven step and the host engine", "[md][integrator][gpu]") {
   TESSERA_GPU_TEST();
   for (auto [integ, reach] : {std::pair{Integrator::nve, 1}, {Integrator::langevin, 1}, {Integrator::nve, 2}}) {

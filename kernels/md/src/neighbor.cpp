@@ -175,77 +175,50 @@ __device__ __forceinline__ FastStep fast_step(const FastAxis& ax, int c, int a, 
   g = fmaxf(g - eps, 0.f);
   return FastStep{d, s, g};
 }
-__device__ __forceinline__ int fast_m(const FastAxis& ax, int reach) { return ax.nc >= 2 * reach + 1 ? 2 * reach + 1 : ax.nc; }
 
-// L lanes per particle (1, 2, 4, 8): the lanes of a particle walk the same cells and split each cell's
-// candidates (lane r takes s = start + r, start + r + L, ...); a ballot over the L lanes orders the hits of
-// a round as the one-lane loop would, so the list is the same, entry for entry, for every L. More lanes put
-// more threads on a small system (64,000 particles are 500 threads per multiprocessor at L = 1).
-template <int L>
 __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restrict__ q, int64_t n, const int* __restrict__ key,
                                                          const int* __restrict__ sorted, const int* __restrict__ start,
                                                          const int* __restrict__ end, FastAxis X, FastAxis Y, FastAxis Z,
                                                          int reach, float eps, int* __restrict__ neigh, int* __restrict__ count,
                                                          int64_t stride, int capacity, float range2) {
-  static_assert(L == 1 || L == 2 || L == 4 || L == 8, "fill_fast: 1, 2, 4 or 8 lanes per particle");
-  const int64_t t = int64_t(blockIdx.x) * kFillThreads + threadIdx.x;
-  const int64_t i = t / L;  // the L lanes of a particle are adjacent lanes of one warp
-  if (i >= n) return;       // ... and leave together
-  const int r = int(t % L);
-  const unsigned base = threadIdx.x & 31u & ~unsigned(L - 1);
-  const unsigned tmask = ((1u << L) - 1u) << base;
+  const int64_t i = int64_t(blockIdx.x) * kFillThreads + threadIdx.x;
+  if (i >= n) return;
   const int k = key[i];
   const int c0 = k % X.nc, c1 = (k / X.nc) % Y.nc, c2 = k / (X.nc * Y.nc);
   const float4 qi = q[i];
   const float ux = qi.x - (X.lo + float(c0) * X.w), uy = qi.y - (Y.lo + float(c1) * Y.w), uz = qi.z - (Z.lo + float(c2) * Z.w);
   int cnt = 0;
-  for (int a2 = 0; a2 < fast_m(Z, reach); ++a2) {
+  for (int a2 = 0; a2 < StencilAxis{c2, Z.nc, reach}.m(); ++a2) {
     const FastStep sz = fast_step(Z, c2, a2, reach, uz, eps);
     const float gz2 = sz.gap * sz.gap;
     if (gz2 >= range2) continue;
-    for (int a1 = 0; a1 < fast_m(Y, reach); ++a1) {
+    for (int a1 = 0; a1 < StencilAxis{c1, Y.nc, reach}.m(); ++a1) {
       const FastStep sy = fast_step(Y, c1, a1, reach, uy, eps);
       const float gyz2 = gz2 + sy.gap * sy.gap;
       if (gyz2 >= range2) continue;
-      for (int a0 = 0; a0 < fast_m(X, reach); ++a0) {
+      for (int a0 = 0; a0 < StencilAxis{c0, X.nc, reach}.m(); ++a0) {
         const FastStep sx = fast_step(X, c0, a0, reach, ux, eps);
         if (gyz2 + sx.gap * sx.gap >= range2) continue;  // the whole cell is out of reach
         const int c = sx.d + X.nc * (sy.d + Y.nc * sz.d);
         const float xi = qi.x - sx.shift, yi = qi.y - sy.shift, zi = qi.z - sz.shift;
         const int e = end[c];
-        for (int s0 = start[c]; s0 < e; s0 += L) {  // the same trip count on every lane of the particle
-          const int s = s0 + r;
-          int j = -1;
-          bool hit = false;
-          if (s < e) {
-            j = sorted ? sorted[s] : s;
-            if (j != int(i)) {
-              const float4 qj = q[j];
-              float dx = xi - qj.x, dy = yi - qj.y, dz = zi - qj.z;
-              if (X.image) dx -= X.L * rintf(dx / X.L);
-              if (Y.image) dy -= Y.L * rintf(dy / Y.L);
-              if (Z.image) dz -= Z.L * rintf(dz / Z.L);
-              hit = dx * dx + dy * dy + dz * dz < range2;
-            }
-          }
-          if constexpr (L == 1) {
-            if (hit) {
-              if (cnt < capacity) neigh[int64_t(cnt) * stride + i] = j;
-              ++cnt;
-            }
-          } else {
-            const unsigned b = __ballot_sync(tmask, hit) >> base;
-            if (hit) {
-              const int pos = cnt + __popc(b & ((1u << r) - 1u));
-              if (pos < capacity) neigh[int64_t(pos) * stride + i] = j;
-            }
-            cnt += __popc(b);
+        for (int s = start[c]; s < e; ++s) {
+          const int j = sorted ? sorted[s] : s;
+          if (j == int(i)) continue;
+          const float4 qj = q[j];
+          float dx = xi - qj.x, dy = yi - qj.y, dz = zi - qj.z;
+          if (X.image) dx -= X.L * rintf(dx / X.L);
+          if (Y.image) dy -= Y.L * rintf(dy / Y.L);
+          if (Z.image) dz -= Z.L * rintf(dz / Z.L);
+          if (dx * dx + dy * dy + dz * dz < range2) {
+            if (cnt < capacity) neigh[int64_t(cnt) * stride + i] = j;
+            ++cnt;
           }
         }
       }
     }
   }
-  if (r == 0) count[i] = cnt;
+  count[i] = cnt;
 }
 
 // Largest count into *dmax (a running max); the last block to finish mirrors it to pinned host memory,
@@ -286,20 +259,6 @@ void check_range(const Box& box, double range, const char* what) {
       TESSERA_THROW(std::string(what) + ": cut-off + skin = " + std::to_string(range) + " is more than half the box (L[" +
                     std::to_string(a) + "] = " + std::to_string(box.L[a]) +
                     "); use a larger system or a shorter cut-off/skin (minimum image needs 2 (rc + skin) <= L)");
-}
-
-// Measured on one H200 (8d00815, graph step, mixed; list build timed alone): LJ 2,048,000 atoms 3.44 ms
-// with 1 lane, 6.50 with 2, 4.88 with 4, 5.05 with 8; HOOMD LJ 64,000 atoms 0.32 / 0.43 / 0.37 / 0.28 ms
-// (steps/s within run-to-run noise). One lane stays the default.
-int default_fill_lanes(int64_t n) {
-  (void)n;
-  return 1;
-}
-
-void NeighborList::set_fill_lanes(int lanes) {
-  TESSERA_REQUIRE(lanes == 0 || lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8,
-                  "neighbour list: fill lanes must be 0 (by particle count), 1, 2, 4 or 8");
-  fill_lanes_ = lanes;
 }
 
 void NeighborList::set_cell_reach(int reach) {
@@ -441,19 +400,10 @@ void NeighborList::build_async(const exec::Exec& ex, Particles& p, const Box& bo
                      box.periodic[a] && !full};
   }
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  const int lanes = fill_lanes_ > 0 ? fill_lanes_ : default_fill_lanes(n);
-  auto fill = [&](auto kernel) {
-    kernel<<<unsigned((n * lanes + kFillThreads - 1) / kFillThreads), kFillThreads, 0, st>>>(
-        q, n, reordered_ ? key_sorted_.data() : key_.data(), reordered_ ? nullptr : sorted_.data(), cell_start_.data(),
-        cell_end_.data(), ax[0], ax[1], ax[2], reach_, float(2e-6 * extent), neigh_.data(), count_.data(), n, capacity_,
-        float(wide * wide));
-  };
-  switch (lanes) {
-    case 1: fill(fill_fast<1>); break;
-    case 2: fill(fill_fast<2>); break;
-    case 4: fill(fill_fast<4>); break;
-    default: fill(fill_fast<8>); break;
-  }
+  fill_fast<<<unsigned((n + kFillThreads - 1) / kFillThreads), kFillThreads, 0, st>>>(
+      q, n, reordered_ ? key_sorted_.data() : key_.data(), reordered_ ? nullptr : sorted_.data(), cell_start_.data(),
+      cell_end_.data(), ax[0], ax[1], ax[2], reach_, float(2e-6 * extent), neigh_.data(), count_.data(), n, capacity_,
+      float(wide * wide));
   TESSERA_CUDA_CHECK_LAUNCH("md::neigh_fill_fast");
   const unsigned grid = unsigned(std::min<int64_t>(kMaxBlocks, (n + kMaxThreads - 1) / kMaxThreads));
   max_count_kernel<<<grid, kMaxThreads, 0, st>>>(

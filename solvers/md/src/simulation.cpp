@@ -63,7 +63,6 @@ Simulation::Simulation(exec::Space space, const SimConfig& cfg, const Box& box, 
     cfg_.cell_reach = ex_.on_device() && nranks == 1 && per_cell >= 2 ? 2 : 1;
   }
   nl_.set_cell_reach(cfg_.cell_reach);
-  nl_.set_fill_lanes(cfg.fill_lanes);
   particles_.upload(init);
   if (cfg.msd) set_msd_reference(ex_, particles_, box_);
   const int64_t n = init.size();

@@ -84,9 +84,6 @@ struct NeighborStats {
   double build_ms = 0;  // wall time spent in build(), host clock around fenced work
 };
 
-// Lanes per particle of the device-resident fill when NeighborList::set_fill_lanes was not called.
-int default_fill_lanes(int64_t n);
-
 class NeighborList {
  public:
   NeighborList(exec::Space space, double rc, double skin, int initial_capacity = 64);
@@ -95,10 +92,6 @@ class NeighborList {
   // which the device-resident fill culls by their distance from the particle). Before the first build.
   void set_cell_reach(int reach);
   int cell_reach() const { return reach_; }
-  // Lanes per particle of the device-resident fill (build_async): 1, 2, 4 or 8; 0 = default_fill_lanes(n).
-  // The list is the same for every choice; only the speed differs.
-  void set_fill_lanes(int lanes);
-  int fill_lanes() const { return fill_lanes_; }
   double skin() const { return skin_; }
   // Full rebuild: wraps positions (updates images), bins, sorts, builds the list, records positions.
   // Bins all p.total() particles (owned + ghosts) and lists neighbours of the p.size() owned ones; in a
@@ -146,7 +139,6 @@ class NeighborList {
   int64_t stride_ = 0;
   int nc_[3] = {1, 1, 1};
   int reach_ = 1;
-  int fill_lanes_ = 0;
   Buffer<int> key_, sorted_, key_sorted_, cell_start_, cell_end_, neigh_, count_;
   Buffer<double> x0_, y0_, z0_;
   Buffer<unsigned char> sort_tmp_;

@@ -68,7 +68,6 @@ struct SimConfig {
   int threads_per_atom = 0;  // 0: default_threads_per_atom(n)
   int cell_reach = 1;        // neighbour cells >= (rc + skin) / cell_reach wide (NeighborList::set_cell_reach);
                              // 0: 2 on one GPU where a half-width cell holds >= 2 particles, else 1
-  int fill_lanes = 0;        // lanes per particle of the device-resident fill, 0: default_fill_lanes(n)
 };
 
 struct Thermo {
