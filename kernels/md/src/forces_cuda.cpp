@@ -12,6 +12,7 @@
 // tests/md/test_md_tuned.cpp compares this kernel with the portable one on random configurations.
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "tessera/core/error.hpp"
 #include "tessera/md/forces.hpp"
@@ -41,22 +42,48 @@ bool tuned_pair_forces_available() { return true; }
 namespace {
 constexpr int kBlock = 128;
 
+// Mixed precision gathers positions as 32-bit fixed point: x -> (x - origin) / span * 2^32 (modulo 2^32).
+// On a periodic axis the span is the box length, so the wrapped 32-bit difference of two particles is their
+// minimum-image separation; a non-periodic axis spans four box lengths centred on the box, which no pair
+// separation comes near. Resolution: span / 2^32 (3e-8 sigma for the 134-sigma box of 2,048,000 LJ atoms),
+// below the float rounding of a separation of order one that the portable mixed kernel applies.
+struct FixedFrame {
+  double origin[3], inv_span[3];
+  float step[3];
+  bool periodic[3];
+  explicit FixedFrame(const Box& b) {
+    for (int a = 0; a < 3; ++a) {
+      periodic[a] = b.periodic[a];
+      const double span = b.periodic[a] ? b.L[a] : 4 * b.L[a];
+      origin[a] = b.periodic[a] ? b.lo[a] : b.lo[a] + 0.5 * b.L[a] - 0.5 * span;
+      inv_span[a] = 1.0 / span;
+      step[a] = float(span / 4294967296.0);
+    }
+  }
+  __device__ __forceinline__ int fix(double x, int a) const {
+    double f = (x - origin[a]) * inv_span[a];
+    f = periodic[a] ? f - floor(f) : fmin(fmax(f, 0.0), 1.0);
+    return int(unsigned(static_cast<long long>(rint(f * 4294967296.0))));  // 2^32 wraps to 0
+  }
+};
+
+// x, y, z, type of particles [0, n) (owned and ghosts: neighbours may be ghosts) into q.
+__global__ void __launch_bounds__(256) fix_positions(const double* __restrict__ x, const double* __restrict__ y,
+                                                     const double* __restrict__ z, const int* __restrict__ type,
+                                                     int4* __restrict__ q, FixedFrame fr, int64_t n) {
+  const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;
+  if (i < n) q[i] = make_int4(fr.fix(x[i], 0), fr.fix(y[i], 1), fr.fix(z[i], 2), type[i]);
+}
+
 // One pair (i, j): the portable functor's arithmetic (PairForce in forces.cpp).
 template <class Eval, class T, bool Energy>
 struct Acc {
   T fx = 0, fy = 0, fz = 0;
   double e = 0, w = 0;
-  // OneType: a single particle type, row[0] for every pair without loading type[j] (4 of the 28 bytes
-  // gathered per neighbour; the kernel is bound by the L1 traffic of this gather).
-  template <bool OneType = false>
-  __device__ __forceinline__ void add(const ParticleView& p, const Box& box, const typename Eval::Param* row, double xi,
-                                      double yi, double zi, int j) {
-    const T dx = T(box.image(xi - __ldg(p.x + j), 0));
-    const T dy = T(box.image(yi - __ldg(p.y + j), 1));
-    const T dz = T(box.image(zi - __ldg(p.z + j), 2));
+  __device__ __forceinline__ void pair(T dx, T dy, T dz, const typename Eval::Param& prm) {
     const T r2 = dx * dx + dy * dy + dz * dz;
     T fr, u;
-    if (Eval::eval(r2, row[OneType ? 0 : __ldg(p.type + j)], fr, u)) {
+    if (Eval::eval(r2, prm, fr, u)) {
       fx += fr * dx;
       fy += fr * dy;
       fz += fr * dz;
@@ -65,6 +92,24 @@ struct Acc {
         w += 0.5 * double(fr) * double(r2);
       }
     }
+  }
+  // Double precision: separations formed in double from the position arrays, as the portable functor.
+  // OneType: a single particle type, row[0] for every pair without loading type[j].
+  template <bool OneType = false>
+  __device__ __forceinline__ void add(const ParticleView& p, const Box& box, const typename Eval::Param* row, double xi,
+                                      double yi, double zi, int j) {
+    pair(T(box.image(xi - __ldg(p.x + j), 0)), T(box.image(yi - __ldg(p.y + j), 1)), T(box.image(zi - __ldg(p.z + j), 2)),
+         row[OneType ? 0 : __ldg(p.type + j)]);
+  }
+  // Mixed precision: separations from the 32-bit fixed-point positions (FixedFrame), one 16-byte load
+  // of (x, y, z, type) per neighbour. The unsigned difference wraps modulo 2^32, which is the minimum
+  // image on a periodic axis.
+  template <bool OneType = false>
+  __device__ __forceinline__ void add(const int4* __restrict__ q, const FixedFrame& fr, const typename Eval::Param* row,
+                                      const int4& qi, int j) {
+    const int4 qj = __ldg(q + j);
+    pair(T(int(unsigned(qi.x) - unsigned(qj.x))) * T(fr.step[0]), T(int(unsigned(qi.y) - unsigned(qj.y))) * T(fr.step[1]),
+         T(int(unsigned(qi.z) - unsigned(qj.z))) * T(fr.step[2]), row[OneType ? 0 : qj.w]);
   }
   __device__ __forceinline__ void store(const ParticleView& p, int64_t i) const {
     p.fx[i] = double(fx);
@@ -77,10 +122,13 @@ struct Acc {
   }
 };
 
-// The list loop. A particle whose count overflowed the capacity is left to pair_force_overflow.
+// The list loop. A particle whose count overflowed the capacity is left to pair_force_overflow. Mixed
+// precision (T = float) gathers the fixed-point positions q, double the position arrays.
 template <class Eval, class T, bool Energy, int TPP, bool OneType>
-__global__ void __launch_bounds__(kBlock) pair_force_tuned(ParticleView p, Box box, NeighborView nl,
-                                                           const typename Eval::Param* __restrict__ params, int ntypes) {
+__global__ void __launch_bounds__(kBlock) pair_force_tuned(ParticleView p, const int4* __restrict__ q, FixedFrame fr, Box box,
+                                                           NeighborView nl, const typename Eval::Param* __restrict__ params,
+                                                           int ntypes) {
+  constexpr bool kFixed = std::is_same_v<T, float>;
   const int64_t t = int64_t(blockIdx.x) * kBlock + threadIdx.x;
   const int64_t i = t / TPP;
   const int lane = int(t % TPP);
@@ -90,11 +138,17 @@ __global__ void __launch_bounds__(kBlock) pair_force_tuned(ParticleView p, Box b
     const int cnt = __ldg(nl.count + i);
     mine = cnt <= nl.capacity;
     if (mine) {
-      const typename Eval::Param* row = OneType ? params : params + __ldg(p.type + i) * ntypes;
-      const double xi = p.x[i], yi = p.y[i], zi = p.z[i];
       const int* __restrict__ col = nl.neigh + i;
-      for (int k = lane; k < cnt; k += TPP)
-        a.template add<OneType>(p, box, row, xi, yi, zi, __ldg(col + int64_t(k) * nl.stride));
+      if constexpr (kFixed) {
+        const int4 qi = q[i];
+        const typename Eval::Param* row = OneType ? params : params + qi.w * ntypes;
+        for (int k = lane; k < cnt; k += TPP) a.template add<OneType>(q, fr, row, qi, __ldg(col + int64_t(k) * nl.stride));
+      } else {
+        const typename Eval::Param* row = OneType ? params : params + __ldg(p.type + i) * ntypes;
+        const double xi = p.x[i], yi = p.y[i], zi = p.z[i];
+        for (int k = lane; k < cnt; k += TPP)
+          a.template add<OneType>(p, box, row, xi, yi, zi, __ldg(col + int64_t(k) * nl.stride));
+      }
     }
   }
   if constexpr (TPP > 1) {
@@ -133,23 +187,24 @@ __global__ void __launch_bounds__(kBlock) pair_force_overflow(ParticleView p, Bo
 }
 
 template <class Eval, class T, bool Energy, int TPP>
-void launch(cudaStream_t st, const ParticleView& v, const Box& box, const NeighborView& nl,
+void launch(cudaStream_t st, const ParticleView& v, const int4* q, const Box& box, const NeighborView& nl,
             const typename Eval::Param* prm, int nt) {
   const int64_t threads = v.n * TPP;
   const unsigned grid = unsigned((threads + kBlock - 1) / kBlock);
-  if (nt == 1) pair_force_tuned<Eval, T, Energy, TPP, true><<<grid, kBlock, 0, st>>>(v, box, nl, prm, nt);
-  else pair_force_tuned<Eval, T, Energy, TPP, false><<<grid, kBlock, 0, st>>>(v, box, nl, prm, nt);
+  const FixedFrame fr(box);
+  if (nt == 1) pair_force_tuned<Eval, T, Energy, TPP, true><<<grid, kBlock, 0, st>>>(v, q, fr, box, nl, prm, nt);
+  else pair_force_tuned<Eval, T, Energy, TPP, false><<<grid, kBlock, 0, st>>>(v, q, fr, box, nl, prm, nt);
   TESSERA_CUDA_CHECK_LAUNCH("md::pair_force_tuned");
 }
 
 template <class Eval, class T, bool Energy>
-void launch_tpp(int tpp, cudaStream_t st, const ParticleView& v, const Box& box, const NeighborView& nl,
+void launch_tpp(int tpp, cudaStream_t st, const ParticleView& v, const int4* q, const Box& box, const NeighborView& nl,
                 const NeighborList& list, const typename Eval::Param* prm, int nt) {
   switch (tpp) {
-    case 1: launch<Eval, T, Energy, 1>(st, v, box, nl, prm, nt); break;
-    case 2: launch<Eval, T, Energy, 2>(st, v, box, nl, prm, nt); break;
-    case 4: launch<Eval, T, Energy, 4>(st, v, box, nl, prm, nt); break;
-    case 8: launch<Eval, T, Energy, 8>(st, v, box, nl, prm, nt); break;
+    case 1: launch<Eval, T, Energy, 1>(st, v, q, box, nl, prm, nt); break;
+    case 2: launch<Eval, T, Energy, 2>(st, v, q, box, nl, prm, nt); break;
+    case 4: launch<Eval, T, Energy, 4>(st, v, q, box, nl, prm, nt); break;
+    case 8: launch<Eval, T, Energy, 8>(st, v, q, box, nl, prm, nt); break;
     default: TESSERA_THROW("md: threads_per_atom must be 1, 2, 4 or 8 (got " + std::to_string(tpp) + ")");
   }
   if (!list.device_builds()) return;  // a host build() regrows the list: no count above the capacity
@@ -159,15 +214,21 @@ void launch_tpp(int tpp, cudaStream_t st, const ParticleView& v, const Box& box,
 }
 
 template <class Eval>
-void launch_eval(const exec::Exec& ex, const ParticleView& v, const Box& box, const NeighborView& nl,
+void launch_eval(const exec::Exec& ex, Particles& p, const ParticleView& v, const Box& box, const NeighborView& nl,
                  const NeighborList& c, const typename Eval::Param* prm, int nt, Precision prec, bool energy, int tpp) {
   const auto st = static_cast<cudaStream_t>(ex.stream);
+  const int4* q = nullptr;
   if (prec == Precision::mixed) {
-    if (energy) launch_tpp<Eval, float, true>(tpp, st, v, box, nl, c, prm, nt);
-    else launch_tpp<Eval, float, false>(tpp, st, v, box, nl, c, prm, nt);
+    const int64_t total = p.total();
+    int4* w = reinterpret_cast<int4*>(p.fixed_positions());
+    fix_positions<<<unsigned((total + 255) / 256), 256, 0, st>>>(v.x, v.y, v.z, v.type, w, FixedFrame(box), total);
+    TESSERA_CUDA_CHECK_LAUNCH("md::fix_positions");
+    q = w;
+    if (energy) launch_tpp<Eval, float, true>(tpp, st, v, q, box, nl, c, prm, nt);
+    else launch_tpp<Eval, float, false>(tpp, st, v, q, box, nl, c, prm, nt);
   } else {
-    if (energy) launch_tpp<Eval, double, true>(tpp, st, v, box, nl, c, prm, nt);
-    else launch_tpp<Eval, double, false>(tpp, st, v, box, nl, c, prm, nt);
+    if (energy) launch_tpp<Eval, double, true>(tpp, st, v, q, box, nl, c, prm, nt);
+    else launch_tpp<Eval, double, false>(tpp, st, v, q, box, nl, c, prm, nt);
   }
 }
 }  // namespace
@@ -182,9 +243,9 @@ void compute_pair_forces_tuned(const exec::Exec& ex, Particles& p, const Box& bo
   if (v.n == 0) return;
   const int tpp = threads_per_atom > 0 ? threads_per_atom : default_threads_per_atom(v.n);
   switch (pot.style()) {
-    case PairStyle::lj: launch_eval<PairLJ>(ex, v, box, n, nl, pot.lj(), pot.ntypes(), prec, energy, tpp); break;
-    case PairStyle::morse: launch_eval<PairMorse>(ex, v, box, n, nl, pot.morse(), pot.ntypes(), prec, energy, tpp); break;
-    case PairStyle::table: launch_eval<PairTable>(ex, v, box, n, nl, pot.table(), pot.ntypes(), prec, energy, tpp); break;
+    case PairStyle::lj: launch_eval<PairLJ>(ex, p, v, box, n, nl, pot.lj(), pot.ntypes(), prec, energy, tpp); break;
+    case PairStyle::morse: launch_eval<PairMorse>(ex, p, v, box, n, nl, pot.morse(), pot.ntypes(), prec, energy, tpp); break;
+    case PairStyle::table: launch_eval<PairTable>(ex, p, v, box, n, nl, pot.table(), pot.ntypes(), prec, energy, tpp); break;
   }
 }
 

@@ -170,6 +170,12 @@ void Particles::reserve_permute_scratch() {
   if (scratch_l_.size() < s) scratch_l_ = Buffer<int64_t>(s, mk, "md::permute_scratch");
 }
 
+int* Particles::fixed_positions() {
+  const auto want = 4 * std::size_t(total());
+  if (fixed_.size() < want) fixed_ = Buffer<int>(want, default_memkind(space_), "md::fixed_positions");
+  return fixed_.data();
+}
+
 void Particles::permute_in_place(const exec::Exec& ex, const int* order) {
   reserve_permute_scratch();
   PermuteArrays a{{x.data(), y.data(), z.data(), vx.data(), vy.data(), vz.data(), nullptr, nullptr, nullptr},

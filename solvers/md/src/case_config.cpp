@@ -239,11 +239,13 @@ MemoryEstimate memory_estimate(const Case& c, int nranks) {
   // reference positions, 4 ints of cell keys/order/counts, 8 B of radix-sort scratch, the in-place
   // neighbours at 25% head-room (4 B each); with run.cuda_graph the in-place reordering's scratch (9
   // doubles, 4 ints, an id: 96 B) and float positions for the fill (16 B), where the graph step applies
-  // (one rank, nve or langevin).
+  // (one rank, nve or langevin); in mixed precision the tuned pair kernel's fixed-point positions (16 B,
+  // counted unless the portable kernel is asked for).
   const double nb = est_neighbors(k) * 1.25;
   const bool graph = k.sim.cuda_graph && nranks <= 1 &&
                      (k.sim.integrator == Integrator::nve || k.sim.integrator == Integrator::langevin);
-  const double per_atom = 11 * 8 + 4 * 4 + 8 + 3 * 8 + 4 * 4 + 8 + (graph ? 112 : 0) + 4 * nb;
+  const bool fixed = k.sim.precision == Precision::mixed && k.sim.pair_kernel != PairKernel::portable;
+  const double per_atom = 11 * 8 + 4 * 4 + 8 + 3 * 8 + 4 * 4 + 8 + (graph ? 112 : 0) + (fixed ? 16 : 0) + 4 * nb;
   const double per_rank = natoms * per_atom / std::max(nranks, 1);
   m.bytes_per_rank = std::size_t(per_rank);
   m.notes.push_back(fmt::format("{:.0f} atoms, ~{:.0f} neighbours each ({:.0f} B per atom incl. the list)", natoms, nb, per_atom));

@@ -67,6 +67,11 @@ class Particles {
   // reserve_permute_scratch() before recording.
   void permute_in_place(const exec::Exec& ex, const int* order);
   void reserve_permute_scratch();
+  // x, y, z as 32-bit fixed point over the box and the type, 16 bytes per particle (owned and ghosts):
+  // what the tuned pair kernel gathers per neighbour in mixed precision (forces_cuda.cpp). Grown to
+  // 4 total() ints here (before any CUDA-graph recording: the graph path's first force evaluation runs
+  // outside the capture and the count never changes there); the caller fills it before each use.
+  int* fixed_positions();
 
   Buffer<double> x, y, z, vx, vy, vz, fx, fy, fz, pe, vir;
   Buffer<int> type, ix, iy, iz;
@@ -85,6 +90,7 @@ class Particles {
   Buffer<double> scratch_d_;  // permute_in_place: 9 doubles, 4 ints and one id per particle
   Buffer<int> scratch_i_;
   Buffer<int64_t> scratch_l_;
+  Buffer<int> fixed_;  // fixed_positions()
 };
 
 }  // namespace tessera::md
