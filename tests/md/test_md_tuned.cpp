@@ -120,6 +120,16 @@ TEST_CASE("The cell stencil holds every neighbour of the list", "[md][neighbor]"
     p.download(hw);  // wrapped positions, memory order
     const auto ref = brute_force_neighbors(hw, box, 1.5);
     const CellView c = nl.cells();
+    // Every cell, empty ones too, holds [start, end) of the sorted particles and the cells tile them in
+    // order, so a run of consecutive cells is one range (the device fill walks stencil rows that way).
+    const int64_t ncells = int64_t(c.nc0) * c.nc1 * c.nc2;
+    CHECK(c.start[0] == 0);
+    CHECK(c.end[ncells - 1] == hw.size());
+    for (int64_t cell = 0; cell < ncells; ++cell) {
+      CHECK(c.start[cell] <= c.end[cell]);
+      if (cell + 1 < ncells) CHECK(c.end[cell] == c.start[cell + 1]);
+      for (int s = c.start[cell]; s < c.end[cell]; ++s) CHECK(c.key[c.sorted[s]] == cell);
+    }
     for (int64_t i = 0; i < hw.size(); ++i) {
       std::vector<int> got;
       for (int lane = 0; lane < 3; ++lane)  // three lanes split each cell's entries between them

@@ -46,10 +46,10 @@ constexpr int kBlock = 128;
 // On a periodic axis the span is the box length, so the wrapped 32-bit difference of two particles is their
 // minimum-image separation; a non-periodic axis spans four box lengths centred on the box, which no pair
 // separation comes near. Resolution: span / 2^32 (3e-8 sigma for the 134-sigma box of 2,048,000 LJ atoms),
-// below the float rounding of a separation of order one that the portable mixed kernel applies.
+// below the float rounding of a separation of order one that the portable mixed kernel applies; the
+// separation is then formed in double and rounded to float once, as there.
 struct FixedFrame {
-  double origin[3], inv_span[3];
-  float step[3];
+  double origin[3], inv_span[3], step[3];
   bool periodic[3];
   explicit FixedFrame(const Box& b) {
     for (int a = 0; a < 3; ++a) {
@@ -57,7 +57,7 @@ struct FixedFrame {
       const double span = b.periodic[a] ? b.L[a] : 4 * b.L[a];
       origin[a] = b.periodic[a] ? b.lo[a] : b.lo[a] + 0.5 * b.L[a] - 0.5 * span;
       inv_span[a] = 1.0 / span;
-      step[a] = float(span / 4294967296.0);
+      step[a] = span / 4294967296.0;  // exact: a power-of-two scaling of span
     }
   }
   __device__ __forceinline__ int fix(double x, int a) const {
@@ -103,13 +103,15 @@ struct Acc {
   }
   // Mixed precision: separations from the 32-bit fixed-point positions (FixedFrame), one 16-byte load
   // of (x, y, z, type) per neighbour. The unsigned difference wraps modulo 2^32, which is the minimum
-  // image on a periodic axis.
+  // image on a periodic axis; scaled in double (exact) and rounded to T once, as the portable functor
+  // rounds its double separation.
   template <bool OneType = false>
   __device__ __forceinline__ void add(const int4* __restrict__ q, const FixedFrame& fr, const typename Eval::Param* row,
                                       const int4& qi, int j) {
     const int4 qj = __ldg(q + j);
-    pair(T(int(unsigned(qi.x) - unsigned(qj.x))) * T(fr.step[0]), T(int(unsigned(qi.y) - unsigned(qj.y))) * T(fr.step[1]),
-         T(int(unsigned(qi.z) - unsigned(qj.z))) * T(fr.step[2]), row[OneType ? 0 : qj.w]);
+    pair(T(double(int(unsigned(qi.x) - unsigned(qj.x))) * fr.step[0]),
+         T(double(int(unsigned(qi.y) - unsigned(qj.y))) * fr.step[1]),
+         T(double(int(unsigned(qi.z) - unsigned(qj.z))) * fr.step[2]), row[OneType ? 0 : qj.w]);
   }
   __device__ __forceinline__ void store(const ParticleView& p, int64_t i) const {
     p.fx[i] = double(fx);

@@ -46,15 +46,25 @@ struct ClearCells {
   TESSERA_HD void operator()(int64_t c) const { start[c] = end[c] = 0; }
 };
 
+// Cell c holds the sorted particles [start[c], end[c]). Every cell gets its offsets, empty ones too
+// (start = end = where its particles would be), so that the particles of a run of consecutive cells are
+// one contiguous range [start[first], end[last]) (fill_fast walks stencil rows that way). Particle i
+// writes the cells from its predecessor's cell (exclusive) to its own: together every cell exactly once.
 struct MarkCells {
   const int* ks;
   int* start;
   int* end;
   int64_t n;
+  int64_t ncells;
   TESSERA_HD void operator()(int64_t i) const {
     const int k = ks[i];
-    if (i == 0 || ks[i - 1] != k) start[k] = int(i);
-    if (i == n - 1 || ks[i + 1] != k) end[k] = int(i + 1);
+    const int kp = i == 0 ? -1 : ks[i - 1];
+    for (int c = kp + 1; c <= k; ++c) start[c] = int(i);   // cells after the predecessor's, up to mine
+    for (int c = kp < 0 ? 0 : kp; c < k; ++c) end[c] = int(i);  // the predecessor's cell and empty ones
+    if (i == n - 1) {
+      for (int64_t c = k + 1; c < ncells; ++c) start[c] = int(n);
+      for (int64_t c = k; c < ncells; ++c) end[c] = int(n);
+    }
   }
 };
 
@@ -142,7 +152,8 @@ struct Iota {
 // instead of a minimum image per candidate (axes with fewer than 3 cells keep the minimum image). The
 // cut-off is widened by a margin that covers the float rounding of coordinates up to `extent`, so the
 // list holds every pair the double-precision fill would (and perhaps a few beyond rc + skin, which the
-// force kernels skip by their own cut-off test). Same cells, same order as Fill.
+// force kernels skip by their own cut-off test). Same cells, same order as Fill; along x the stencil
+// cells of a row are walked as runs of consecutive cells (one range of particles each, MarkCells).
 struct PackF4 {
   const double *x, *y, *z;
   float4* q;
@@ -188,6 +199,21 @@ __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restri
   const float4 qi = q[i];
   const float ux = qi.x - (X.lo + float(c0) * X.w), uy = qi.y - (Y.lo + float(c1) * Y.w), uz = qi.z - (Z.lo + float(c2) * Z.w);
   int cnt = 0;
+  // Candidate at sorted position s against particle i seen at (xi, yi, zi) (i's coordinates minus the
+  // stencil cell's periodic shift).
+  auto test = [&](int s, float xi, float yi, float zi) {
+    const int j = sorted ? sorted[s] : s;
+    if (j == int(i)) return;
+    const float4 qj = q[j];
+    float dx = xi - qj.x, dy = yi - qj.y, dz = zi - qj.z;
+    if (X.image) dx -= X.L * rintf(dx / X.L);
+    if (Y.image) dy -= Y.L * rintf(dy / Y.L);
+    if (Z.image) dz -= Z.L * rintf(dz / Z.L);
+    if (dx * dx + dy * dy + dz * dz < range2) {
+      if (cnt < capacity) neigh[int64_t(cnt) * stride + i] = j;
+      ++cnt;
+    }
+  };
   for (int a2 = 0; a2 < StencilAxis{c2, Z.nc, reach}.m(); ++a2) {
     const FastStep sz = fast_step(Z, c2, a2, reach, uz, eps);
     const float gz2 = sz.gap * sz.gap;
@@ -196,25 +222,42 @@ __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restri
       const FastStep sy = fast_step(Y, c1, a1, reach, uy, eps);
       const float gyz2 = gz2 + sy.gap * sy.gap;
       if (gyz2 >= range2) continue;
-      for (int a0 = 0; a0 < StencilAxis{c0, X.nc, reach}.m(); ++a0) {
-        const FastStep sx = fast_step(X, c0, a0, reach, ux, eps);
-        if (gyz2 + sx.gap * sx.gap >= range2) continue;  // the whole cell is out of reach
-        const int c = sx.d + X.nc * (sy.d + Y.nc * sz.d);
-        const float xi = qi.x - sx.shift, yi = qi.y - sy.shift, zi = qi.z - sz.shift;
-        const int e = end[c];
-        for (int s = start[c]; s < e; ++s) {
-          const int j = sorted ? sorted[s] : s;
-          if (j == int(i)) continue;
-          const float4 qj = q[j];
-          float dx = xi - qj.x, dy = yi - qj.y, dz = zi - qj.z;
-          if (X.image) dx -= X.L * rintf(dx / X.L);
-          if (Y.image) dy -= Y.L * rintf(dy / Y.L);
-          if (Z.image) dz -= Z.L * rintf(dz / Z.L);
-          if (dx * dx + dy * dy + dz * dz < range2) {
-            if (cnt < capacity) neigh[int64_t(cnt) * stride + i] = j;
-            ++cnt;
-          }
+      const int row = X.nc * (sy.d + Y.nc * sz.d);
+      const float yr = qi.y - sy.shift, zr = qi.z - sz.shift;
+      if (X.nc < 2 * reach + 1) {  // a short axis: every cell once, minimum image per candidate
+        for (int a0 = 0; a0 < X.nc; ++a0) {
+          const int e = end[row + a0];
+          for (int s = start[row + a0]; s < e; ++s) test(s, qi.x, yr, zr);
         }
+        continue;
+      }
+      // The row's cells c0 + o, o in [olo, ohi]: the offsets whose cell is within reach (the per-cell test
+      // of fast_step, monotone in |o|), walked as at most three runs of consecutive cells (wrapped below
+      // 0, inside, wrapped above nc - 1), each one contiguous range of sorted particles.
+      int ohi = 0, olo = 0;
+      while (ohi < reach) {
+        const float g = fmaxf(float(ohi + 1) * X.w - ux - eps, 0.f);
+        if (gyz2 + g * g >= range2) break;
+        ++ohi;
+      }
+      while (olo > -reach) {
+        const float g = fmaxf(ux + float(-olo) * X.w - eps, 0.f);
+        if (gyz2 + g * g >= range2) break;
+        --olo;
+      }
+      const float sh = X.shift ? X.L : 0.f;
+      if (olo < -c0) {  // cells nc + c0 + olo .. nc - 1 (or up to nc + c0 + ohi), seen shifted by -L
+        const int e = end[row + X.nc + c0 + min(ohi, -c0 - 1)];
+        for (int s = start[row + X.nc + c0 + olo]; s < e; ++s) test(s, qi.x + sh, yr, zr);
+      }
+      const int blo = max(olo, -c0), bhi = min(ohi, X.nc - 1 - c0);
+      if (blo <= bhi) {
+        const int e = end[row + c0 + bhi];
+        for (int s = start[row + c0 + blo]; s < e; ++s) test(s, qi.x, yr, zr);
+      }
+      if (ohi > X.nc - 1 - c0) {  // cells 0 .. c0 + ohi - nc, seen shifted by +L
+        const int e = end[row + c0 + ohi - X.nc];
+        for (int s = start[row + max(olo, X.nc - c0) + c0 - X.nc]; s < e; ++s) test(s, qi.x - sh, yr, zr);
       }
     }
   }
@@ -317,8 +360,8 @@ void NeighborList::bin_and_sort(const exec::Exec& ex, Particles& p, const Box& b
     p.permute_in_place(ex, sorted_.data());
     exec::parallel_for(ex, "md::cell_order_identity", n, Iota{sorted_.data()});
   }
-  exec::parallel_for(ex, "md::clear_cells", ncells, ClearCells{cell_start_.data(), cell_end_.data()});
-  exec::parallel_for(ex, "md::mark_cells", n, MarkCells{key_sorted_.data(), cell_start_.data(), cell_end_.data(), n});
+  if (n == 0) exec::parallel_for(ex, "md::clear_cells", ncells, ClearCells{cell_start_.data(), cell_end_.data()});
+  exec::parallel_for(ex, "md::mark_cells", n, MarkCells{key_sorted_.data(), cell_start_.data(), cell_end_.data(), n, ncells});
 }
 
 int NeighborList::fill(const exec::Exec& ex, Particles& p, const Box& box) {
