@@ -102,13 +102,11 @@ struct Acc {
          row[OneType ? 0 : __ldg(p.type + j)]);
   }
   // Mixed precision: separations from the 32-bit fixed-point positions (FixedFrame), one 16-byte load
-  // of (x, y, z, type) per neighbour. The unsigned difference wraps modulo 2^32, which is the minimum
+  // of (x, y, z, type) per neighbour (qj). The unsigned difference wraps modulo 2^32, which is the minimum
   // image on a periodic axis; scaled in double (exact) and rounded to T once, as the portable functor
   // rounds its double separation.
   template <bool OneType = false>
-  __device__ __forceinline__ void add(const int4* __restrict__ q, const FixedFrame& fr, const typename Eval::Param* row,
-                                      const int4& qi, int j) {
-    const int4 qj = __ldg(q + j);
+  __device__ __forceinline__ void add(const FixedFrame& fr, const typename Eval::Param* row, const int4& qi, const int4& qj) {
     pair(T(double(int(unsigned(qi.x) - unsigned(qj.x))) * fr.step[0]),
          T(double(int(unsigned(qi.y) - unsigned(qj.y))) * fr.step[1]),
          T(double(int(unsigned(qi.z) - unsigned(qj.z))) * fr.step[2]), row[OneType ? 0 : qj.w]);
@@ -144,7 +142,20 @@ __global__ void __launch_bounds__(kBlock) pair_force_tuned(ParticleView p, const
       if constexpr (kFixed) {
         const int4 qi = q[i];
         const typename Eval::Param* row = OneType ? params : params + qi.w * ntypes;
-        for (int k = lane; k < cnt; k += TPP) a.template add<OneType>(q, fr, row, qi, __ldg(col + int64_t(k) * nl.stride));
+        // Four neighbours per round with every load issued before the first pair is evaluated (more
+        // gathers in flight per lane); the pairs are still summed in list order.
+        int k = lane;
+        for (; k + 3 * TPP < cnt; k += 4 * TPP) {
+          int j[4];
+          int4 qj[4];
+#pragma unroll
+          for (int u = 0; u < 4; ++u) j[u] = __ldg(col + int64_t(k + u * TPP) * nl.stride);
+#pragma unroll
+          for (int u = 0; u < 4; ++u) qj[u] = __ldg(q + j[u]);
+#pragma unroll
+          for (int u = 0; u < 4; ++u) a.template add<OneType>(fr, row, qi, qj[u]);
+        }
+        for (; k < cnt; k += TPP) a.template add<OneType>(fr, row, qi, __ldg(q + __ldg(col + int64_t(k) * nl.stride)));
       } else {
         const typename Eval::Param* row = OneType ? params : params + __ldg(p.type + i) * ntypes;
         const double xi = p.x[i], yi = p.y[i], zi = p.z[i];

@@ -164,6 +164,7 @@ constexpr int kFillThreads = 128;
 struct FastAxis {  // one axis of fill_fast's stencil
   int nc;
   float L, w, lo;  // box length, cell width, box origin
+  float invL;      // 1 / L (a multiplication: a float division is a called subroutine that costs registers)
   int shift;       // periodic with a full stencil: images as shifts of +-L
   int image;       // periodic with fewer cells than the stencil: minimum image per candidate
 };
@@ -199,16 +200,14 @@ __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restri
   const float4 qi = q[i];
   const float ux = qi.x - (X.lo + float(c0) * X.w), uy = qi.y - (Y.lo + float(c1) * Y.w), uz = qi.z - (Z.lo + float(c2) * Z.w);
   int cnt = 0;
-  // Candidate at sorted position s against particle i seen at (xi, yi, zi) (i's coordinates minus the
-  // stencil cell's periodic shift).
-  auto test = [&](int s, float xi, float yi, float zi) {
-    const int j = sorted ? sorted[s] : s;
+  // Candidate j at qj against particle i seen at (xi, yi, zi) (i's coordinates minus the stencil cell's
+  // periodic shift).
+  auto test = [&](int j, const float4& qj, float xi, float yi, float zi) {
     if (j == int(i)) return;
-    const float4 qj = q[j];
     float dx = xi - qj.x, dy = yi - qj.y, dz = zi - qj.z;
-    if (X.image) dx -= X.L * rintf(dx / X.L);
-    if (Y.image) dy -= Y.L * rintf(dy / Y.L);
-    if (Z.image) dz -= Z.L * rintf(dz / Z.L);
+    if (X.image) dx -= X.L * rintf(dx * X.invL);
+    if (Y.image) dy -= Y.L * rintf(dy * Y.invL);
+    if (Z.image) dz -= Z.L * rintf(dz * Z.invL);
     if (dx * dx + dy * dy + dz * dz < range2) {
       if (cnt < capacity) neigh[int64_t(cnt) * stride + i] = j;
       ++cnt;
@@ -224,40 +223,52 @@ __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restri
       if (gyz2 >= range2) continue;
       const int row = X.nc * (sy.d + Y.nc * sz.d);
       const float yr = qi.y - sy.shift, zr = qi.z - sz.shift;
-      if (X.nc < 2 * reach + 1) {  // a short axis: every cell once, minimum image per candidate
-        for (int a0 = 0; a0 < X.nc; ++a0) {
-          const int e = end[row + a0];
-          for (int s = start[row + a0]; s < e; ++s) test(s, qi.x, yr, zr);
-        }
-        continue;
-      }
       // The row's cells c0 + o, o in [olo, ohi]: the offsets whose cell is within reach (the per-cell test
       // of fast_step, monotone in |o|), walked as at most three runs of consecutive cells (wrapped below
-      // 0, inside, wrapped above nc - 1), each one contiguous range of sorted particles.
-      int ohi = 0, olo = 0;
-      while (ohi < reach) {
-        const float g = fmaxf(float(ohi + 1) * X.w - ux - eps, 0.f);
-        if (gyz2 + g * g >= range2) break;
-        ++ohi;
-      }
-      while (olo > -reach) {
-        const float g = fmaxf(ux + float(-olo) * X.w - eps, 0.f);
-        if (gyz2 + g * g >= range2) break;
-        --olo;
+      // 0 and seen shifted by -L, inside, wrapped above nc - 1 and seen shifted by +L), each one contiguous
+      // range of sorted particles. A short axis (fewer than 2 reach + 1 cells) is one run over the row,
+      // with the minimum image per candidate.
+      int sa = 0, ea = 0, sb, eb, sc = 0, ec = 0;
+      if (X.nc < 2 * reach + 1) {
+        sb = start[row], eb = end[row + X.nc - 1];
+      } else {
+        int ohi = 0, olo = 0;
+        while (ohi < reach) {
+          const float g = fmaxf(float(ohi + 1) * X.w - ux - eps, 0.f);
+          if (gyz2 + g * g >= range2) break;
+          ++ohi;
+        }
+        while (olo > -reach) {
+          const float g = fmaxf(ux + float(-olo) * X.w - eps, 0.f);
+          if (gyz2 + g * g >= range2) break;
+          --olo;
+        }
+        if (olo < -c0) sa = start[row + X.nc + c0 + olo], ea = end[row + X.nc + c0 + min(ohi, -c0 - 1)];
+        const int blo = max(olo, -c0), bhi = min(ohi, X.nc - 1 - c0);
+        sb = blo <= bhi ? start[row + c0 + blo] : 0;
+        eb = blo <= bhi ? end[row + c0 + bhi] : 0;
+        if (ohi > X.nc - 1 - c0) sc = start[row + max(olo, X.nc - c0) + c0 - X.nc], ec = end[row + c0 + ohi - X.nc];
       }
       const float sh = X.shift ? X.L : 0.f;
-      if (olo < -c0) {  // cells nc + c0 + olo .. nc - 1 (or up to nc + c0 + ohi), seen shifted by -L
-        const int e = end[row + X.nc + c0 + min(ohi, -c0 - 1)];
-        for (int s = start[row + X.nc + c0 + olo]; s < e; ++s) test(s, qi.x + sh, yr, zr);
-      }
-      const int blo = max(olo, -c0), bhi = min(ohi, X.nc - 1 - c0);
-      if (blo <= bhi) {
-        const int e = end[row + c0 + bhi];
-        for (int s = start[row + c0 + blo]; s < e; ++s) test(s, qi.x, yr, zr);
-      }
-      if (ohi > X.nc - 1 - c0) {  // cells 0 .. c0 + ohi - nc, seen shifted by +L
-        const int e = end[row + c0 + ohi - X.nc];
-        for (int s = start[row + max(olo, X.nc - c0) + c0 - X.nc]; s < e; ++s) test(s, qi.x - sh, yr, zr);
+      for (int r = 0; r < 3; ++r) {
+        int s = r == 0 ? sa : (r == 1 ? sb : sc);
+        const int e = r == 0 ? ea : (r == 1 ? eb : ec);
+        const float xr = r == 0 ? qi.x + sh : (r == 1 ? qi.x : qi.x - sh);
+        // Four candidates per round with their loads issued first.
+        for (; s + 3 < e; s += 4) {
+          int j[4];
+          float4 qj[4];
+#pragma unroll
+          for (int u = 0; u < 4; ++u) j[u] = sorted ? sorted[s + u] : s + u;
+#pragma unroll
+          for (int u = 0; u < 4; ++u) qj[u] = q[j[u]];
+#pragma unroll
+          for (int u = 0; u < 4; ++u) test(j[u], qj[u], xr, yr, zr);
+        }
+        for (; s < e; ++s) {
+          const int j = sorted ? sorted[s] : s;
+          test(j, q[j], xr, yr, zr);
+        }
       }
     }
   }
@@ -439,8 +450,8 @@ void NeighborList::build_async(const exec::Exec& ex, Particles& p, const Box& bo
   FastAxis ax[3];
   for (int a = 0; a < 3; ++a) {
     const bool full = nc_[a] >= 2 * reach_ + 1;
-    ax[a] = FastAxis{nc_[a], float(box.L[a]), float(box.L[a] / nc_[a]), float(box.lo[a]), box.periodic[a] && full,
-                     box.periodic[a] && !full};
+    ax[a] = FastAxis{nc_[a], float(box.L[a]), float(box.L[a] / nc_[a]), float(box.lo[a]), float(1.0 / box.L[a]),
+                     box.periodic[a] && full, box.periodic[a] && !full};
   }
   const auto st = static_cast<cudaStream_t>(ex.stream);
   fill_fast<<<unsigned((n + kFillThreads - 1) / kFillThreads), kFillThreads, 0, st>>>(
