@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <climits>
 #include <cmath>
 #include <numeric>
 
@@ -189,30 +188,18 @@ __device__ __forceinline__ FastStep fast_step(const FastAxis& ax, int c, int a, 
   return FastStep{d, s, g};
 }
 
-// The list entries a thread finds are staged in shared memory and written out by whole warps: entry k of
-// particle i goes to neigh[k * stride + i], so a warp storing its 32 lanes' entry k as they are found (at
-// different k) would touch 32 sectors per store; ncu showed that L2 traffic (73 % of L2 throughput) as the
-// fill's limit. Each lane keeps its entries [kbase, kbase + kRing) in its own column of a ring (slot k mod
-// kRing); after every stencil row the warp writes out 16 entries of every lane at a time while some lane
-// holds 16 or more. A lane that finds more than kRing entries in one stretch writes the excess directly
-// (and from then on all its entries: `direct`), so nothing is lost when a row is unusually full.
-constexpr int kRing = 32, kFlush = 16;
 __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restrict__ q, int64_t n, const int* __restrict__ key,
                                                          const int* __restrict__ sorted, const int* __restrict__ start,
                                                          const int* __restrict__ end, FastAxis X, FastAxis Y, FastAxis Z,
                                                          int reach, float eps, int* __restrict__ neigh, int* __restrict__ count,
                                                          int64_t stride, int capacity, float range2) {
-  __shared__ int ring_all[kFillThreads / 32][kRing][32];
-  const int lane = int(threadIdx.x & 31);
-  int(*ring)[32] = ring_all[threadIdx.x / 32];
   const int64_t i = int64_t(blockIdx.x) * kFillThreads + threadIdx.x;
-  const bool live = i < n;  // every lane walks the same rows (warp-wide flushes); dead lanes find nothing
-  const int k = live ? key[i] : 0;
+  if (i >= n) return;
+  const int k = key[i];
   const int c0 = k % X.nc, c1 = (k / X.nc) % Y.nc, c2 = k / (X.nc * Y.nc);
-  const float4 qi = live ? q[i] : make_float4(0.f, 0.f, 0.f, 0.f);
+  const float4 qi = q[i];
   const float ux = qi.x - (X.lo + float(c0) * X.w), uy = qi.y - (Y.lo + float(c1) * Y.w), uz = qi.z - (Z.lo + float(c2) * Z.w);
-  int cnt = 0, kbase = 0, direct = INT_MAX;
-  const int cap = capacity;
+  int cnt = 0;
   // Candidate j at qj against particle i seen at (xi, yi, zi) (i's coordinates minus the stencil cell's
   // periodic shift).
   auto test = [&](int j, const float4& qj, float xi, float yi, float zi) {
@@ -222,88 +209,70 @@ __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restri
     if (Y.image) dy -= Y.L * rintf(dy * Y.invL);
     if (Z.image) dz -= Z.L * rintf(dz * Z.invL);
     if (dx * dx + dy * dy + dz * dz < range2) {
-      if (cnt < cap) {
-        if (cnt - kbase < kRing && cnt < direct) ring[cnt & (kRing - 1)][lane] = j;
-        else {
-          direct = min(direct, cnt);
-          neigh[int64_t(cnt) * stride + i] = j;
-        }
-      }
+      if (cnt < capacity) neigh[int64_t(cnt) * stride + i] = j;
       ++cnt;
     }
-  };
-  // Entries [kbase, kbase + m) of every lane out of the ring (those it holds: below cnt, cap and direct).
-  auto flush = [&](int m) {
-    const int lim = min(min(cnt, cap), direct);
-    for (int u = 0; u < m; ++u)
-      if (kbase + u < lim) neigh[int64_t(kbase + u) * stride + i] = ring[(kbase + u) & (kRing - 1)][lane];
-    kbase += m;
   };
   for (int a2 = 0; a2 < StencilAxis{c2, Z.nc, reach}.m(); ++a2) {
     const FastStep sz = fast_step(Z, c2, a2, reach, uz, eps);
     const float gz2 = sz.gap * sz.gap;
+    if (gz2 >= range2) continue;
     for (int a1 = 0; a1 < StencilAxis{c1, Y.nc, reach}.m(); ++a1) {
       const FastStep sy = fast_step(Y, c1, a1, reach, uy, eps);
       const float gyz2 = gz2 + sy.gap * sy.gap;
-      if (live && gyz2 < range2) {
-        const int row = X.nc * (sy.d + Y.nc * sz.d);
-        const float yr = qi.y - sy.shift, zr = qi.z - sz.shift;
-        // The row's cells c0 + o, o in [olo, ohi]: the offsets whose cell is within reach (the per-cell
-        // test of fast_step, monotone in |o|), walked as at most three runs of consecutive cells (wrapped
-        // below 0 and seen shifted by -L, inside, wrapped above nc - 1 and seen shifted by +L), each one
-        // contiguous range of sorted particles. A short axis (fewer than 2 reach + 1 cells) is one run over
-        // the row, with the minimum image per candidate.
-        int sa = 0, ea = 0, sb, eb, sc = 0, ec = 0;
-        if (X.nc < 2 * reach + 1) {
-          sb = start[row], eb = end[row + X.nc - 1];
-        } else {
-          int ohi = 0, olo = 0;
-          while (ohi < reach) {
-            const float g = fmaxf(float(ohi + 1) * X.w - ux - eps, 0.f);
-            if (gyz2 + g * g >= range2) break;
-            ++ohi;
-          }
-          while (olo > -reach) {
-            const float g = fmaxf(ux + float(-olo) * X.w - eps, 0.f);
-            if (gyz2 + g * g >= range2) break;
-            --olo;
-          }
-          if (olo < -c0) sa = start[row + X.nc + c0 + olo], ea = end[row + X.nc + c0 + min(ohi, -c0 - 1)];
-          const int blo = max(olo, -c0), bhi = min(ohi, X.nc - 1 - c0);
-          sb = blo <= bhi ? start[row + c0 + blo] : 0;
-          eb = blo <= bhi ? end[row + c0 + bhi] : 0;
-          if (ohi > X.nc - 1 - c0) sc = start[row + max(olo, X.nc - c0) + c0 - X.nc], ec = end[row + c0 + ohi - X.nc];
+      if (gyz2 >= range2) continue;
+      const int row = X.nc * (sy.d + Y.nc * sz.d);
+      const float yr = qi.y - sy.shift, zr = qi.z - sz.shift;
+      // The row's cells c0 + o, o in [olo, ohi]: the offsets whose cell is within reach (the per-cell test
+      // of fast_step, monotone in |o|), walked as at most three runs of consecutive cells (wrapped below
+      // 0 and seen shifted by -L, inside, wrapped above nc - 1 and seen shifted by +L), each one contiguous
+      // range of sorted particles. A short axis (fewer than 2 reach + 1 cells) is one run over the row,
+      // with the minimum image per candidate.
+      int sa = 0, ea = 0, sb, eb, sc = 0, ec = 0;
+      if (X.nc < 2 * reach + 1) {
+        sb = start[row], eb = end[row + X.nc - 1];
+      } else {
+        int ohi = 0, olo = 0;
+        while (ohi < reach) {
+          const float g = fmaxf(float(ohi + 1) * X.w - ux - eps, 0.f);
+          if (gyz2 + g * g >= range2) break;
+          ++ohi;
         }
-        const float sh = X.shift ? X.L : 0.f;
-        for (int r = 0; r < 3; ++r) {
-          int s = r == 0 ? sa : (r == 1 ? sb : sc);
-          const int e = r == 0 ? ea : (r == 1 ? eb : ec);
-          const float xr = r == 0 ? qi.x + sh : (r == 1 ? qi.x : qi.x - sh);
-          // Four candidates per round with their loads issued first.
-          for (; s + 3 < e; s += 4) {
-            int j[4];
-            float4 qj[4];
+        while (olo > -reach) {
+          const float g = fmaxf(ux + float(-olo) * X.w - eps, 0.f);
+          if (gyz2 + g * g >= range2) break;
+          --olo;
+        }
+        if (olo < -c0) sa = start[row + X.nc + c0 + olo], ea = end[row + X.nc + c0 + min(ohi, -c0 - 1)];
+        const int blo = max(olo, -c0), bhi = min(ohi, X.nc - 1 - c0);
+        sb = blo <= bhi ? start[row + c0 + blo] : 0;
+        eb = blo <= bhi ? end[row + c0 + bhi] : 0;
+        if (ohi > X.nc - 1 - c0) sc = start[row + max(olo, X.nc - c0) + c0 - X.nc], ec = end[row + c0 + ohi - X.nc];
+      }
+      const float sh = X.shift ? X.L : 0.f;
+      for (int r = 0; r < 3; ++r) {
+        int s = r == 0 ? sa : (r == 1 ? sb : sc);
+        const int e = r == 0 ? ea : (r == 1 ? eb : ec);
+        const float xr = r == 0 ? qi.x + sh : (r == 1 ? qi.x : qi.x - sh);
+        // Four candidates per round with their loads issued first.
+        for (; s + 3 < e; s += 4) {
+          int j[4];
+          float4 qj[4];
 #pragma unroll
-            for (int u = 0; u < 4; ++u) j[u] = sorted ? sorted[s + u] : s + u;
+          for (int u = 0; u < 4; ++u) j[u] = sorted ? sorted[s + u] : s + u;
 #pragma unroll
-            for (int u = 0; u < 4; ++u) qj[u] = q[j[u]];
+          for (int u = 0; u < 4; ++u) qj[u] = q[j[u]];
 #pragma unroll
-            for (int u = 0; u < 4; ++u) test(j[u], qj[u], xr, yr, zr);
-          }
-          for (; s < e; ++s) {
-            const int j = sorted ? sorted[s] : s;
-            test(j, q[j], xr, yr, zr);
-          }
+          for (int u = 0; u < 4; ++u) test(j[u], qj[u], xr, yr, zr);
+        }
+        for (; s < e; ++s) {
+          const int j = sorted ? sorted[s] : s;
+          test(j, q[j], xr, yr, zr);
         }
       }
-      // Whole warp here (the row loops have the same trip counts in every lane).
-      const int most = __reduce_max_sync(0xffffffffu, min(cnt, cap));
-      while (most - kbase >= kFlush) flush(kFlush);
     }
   }
-  const int most = __reduce_max_sync(0xffffffffu, min(cnt, cap));
-  if (most > kbase) flush(most - kbase);
-  if (live) count[i] = cnt;
+  count[i] = cnt;
 }
 
 // Largest count into *dmax (a running max); the last block to finish mirrors it to pinned host memory,
