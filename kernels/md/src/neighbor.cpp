@@ -165,6 +165,7 @@ struct FastAxis {  // one axis of fill_fast's stencil
   int nc;
   float L, w, lo;  // box length, cell width, box origin
   float invL;      // 1 / L (a multiplication: a float division is a called subroutine that costs registers)
+  float invw;      // 1 / w
   int shift;       // periodic with a full stencil: images as shifts of +-L
   int image;       // periodic with fewer cells than the stencil: minimum image per candidate
 };
@@ -188,6 +189,9 @@ __device__ __forceinline__ FastStep fast_step(const FastAxis& ax, int c, int a, 
   return FastStep{d, s, g};
 }
 
+// Image: some periodic axis is too short for the stencil and takes the minimum image per candidate (the
+// common case, every axis long enough, compiles without that code).
+template <bool Image>
 __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restrict__ q, int64_t n, const int* __restrict__ key,
                                                          const int* __restrict__ sorted, const int* __restrict__ start,
                                                          const int* __restrict__ end, FastAxis X, FastAxis Y, FastAxis Z,
@@ -200,16 +204,19 @@ __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restri
   const float4 qi = q[i];
   const float ux = qi.x - (X.lo + float(c0) * X.w), uy = qi.y - (Y.lo + float(c1) * Y.w), uz = qi.z - (Z.lo + float(c2) * Z.w);
   int cnt = 0;
+  int* out = neigh + i;  // where entry cnt goes: neigh[cnt * stride + i]
   // Candidate j at qj against particle i seen at (xi, yi, zi) (i's coordinates minus the stencil cell's
   // periodic shift).
   auto test = [&](int j, const float4& qj, float xi, float yi, float zi) {
     if (j == int(i)) return;
     float dx = xi - qj.x, dy = yi - qj.y, dz = zi - qj.z;
-    if (X.image) dx -= X.L * rintf(dx * X.invL);
-    if (Y.image) dy -= Y.L * rintf(dy * Y.invL);
-    if (Z.image) dz -= Z.L * rintf(dz * Z.invL);
+    if constexpr (Image) {
+      if (X.image) dx -= X.L * rintf(dx * X.invL);
+      if (Y.image) dy -= Y.L * rintf(dy * Y.invL);
+      if (Z.image) dz -= Z.L * rintf(dz * Z.invL);
+    }
     if (dx * dx + dy * dy + dz * dz < range2) {
-      if (cnt < capacity) neigh[int64_t(cnt) * stride + i] = j;
+      if (cnt < capacity) *out = j, out += stride;
       ++cnt;
     }
   };
@@ -223,26 +230,19 @@ __global__ void __launch_bounds__(kFillThreads) fill_fast(const float4* __restri
       if (gyz2 >= range2) continue;
       const int row = X.nc * (sy.d + Y.nc * sz.d);
       const float yr = qi.y - sy.shift, zr = qi.z - sz.shift;
-      // The row's cells c0 + o, o in [olo, ohi]: the offsets whose cell is within reach (the per-cell test
-      // of fast_step, monotone in |o|), walked as at most three runs of consecutive cells (wrapped below
-      // 0 and seen shifted by -L, inside, wrapped above nc - 1 and seen shifted by +L), each one contiguous
-      // range of sorted particles. A short axis (fewer than 2 reach + 1 cells) is one run over the row,
-      // with the minimum image per candidate.
+      // The row's cells c0 + o, o in [olo, ohi]: those the sphere of radius range (widened by eps) reaches
+      // in this row, rx = sqrt(range^2 - gyz^2) on either side of the particle (rounded outwards: an extra
+      // cell costs a few candidates, a missing one a pair). They are walked as at most three runs of
+      // consecutive cells (wrapped below 0 and seen shifted by -L, inside, wrapped above nc - 1 and seen
+      // shifted by +L), each one contiguous range of sorted particles. A short axis (fewer than
+      // 2 reach + 1 cells) is one run over the row, with the minimum image per candidate.
       int sa = 0, ea = 0, sb, eb, sc = 0, ec = 0;
       if (X.nc < 2 * reach + 1) {
         sb = start[row], eb = end[row + X.nc - 1];
       } else {
-        int ohi = 0, olo = 0;
-        while (ohi < reach) {
-          const float g = fmaxf(float(ohi + 1) * X.w - ux - eps, 0.f);
-          if (gyz2 + g * g >= range2) break;
-          ++ohi;
-        }
-        while (olo > -reach) {
-          const float g = fmaxf(ux + float(-olo) * X.w - eps, 0.f);
-          if (gyz2 + g * g >= range2) break;
-          --olo;
-        }
+        const float rx = sqrtf(range2 - gyz2) + eps;
+        const int ohi = min(reach, int((ux + rx) * X.invw + 1e-4f));
+        const int olo = -min(reach, int(fmaxf((rx - ux) * X.invw + 1.0001f, 0.f)));
         if (olo < -c0) sa = start[row + X.nc + c0 + olo], ea = end[row + X.nc + c0 + min(ohi, -c0 - 1)];
         const int blo = max(olo, -c0), bhi = min(ohi, X.nc - 1 - c0);
         sb = blo <= bhi ? start[row + c0 + blo] : 0;
@@ -451,10 +451,11 @@ void NeighborList::build_async(const exec::Exec& ex, Particles& p, const Box& bo
   for (int a = 0; a < 3; ++a) {
     const bool full = nc_[a] >= 2 * reach_ + 1;
     ax[a] = FastAxis{nc_[a], float(box.L[a]), float(box.L[a] / nc_[a]), float(box.lo[a]), float(1.0 / box.L[a]),
-                     box.periodic[a] && full, box.periodic[a] && !full};
+                     float(nc_[a] / box.L[a]), box.periodic[a] && full, box.periodic[a] && !full};
   }
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  fill_fast<<<unsigned((n + kFillThreads - 1) / kFillThreads), kFillThreads, 0, st>>>(
+  const bool image = ax[0].image || ax[1].image || ax[2].image;
+  (image ? fill_fast<true> : fill_fast<false>)<<<unsigned((n + kFillThreads - 1) / kFillThreads), kFillThreads, 0, st>>>(
       q, n, reordered_ ? key_sorted_.data() : key_.data(), reordered_ ? nullptr : sorted_.data(), cell_start_.data(),
       cell_end_.data(), ax[0], ax[1], ax[2], reach_, float(2e-6 * extent), neigh_.data(), count_.data(), n, capacity_,
       float(wide * wide));
