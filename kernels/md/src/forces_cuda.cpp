@@ -29,11 +29,13 @@
 namespace tessera::md {
 
 int default_threads_per_atom(int64_t n) {
-  // Measured on one H200 (77e69a3 .. 140a240, graph step, mixed): 2 lanes were fastest at 64,000 atoms
-  // (9,706 steps/s; 1: 7,614, 4: 9,306, 8: 9,195) and at 2,048,000 (1.271e9 atom-steps/s; 1: 1.262e9,
-  // 4: 1.251e9, 8: 1.186e9).
-  (void)n;
-  return 2;
+  // Measured on one H200 (graph step, mixed). Until 7f92c7d (double gathers): 2 lanes were fastest at
+  // 64,000 atoms (9,706 steps/s; 1: 7,614, 4: 9,306, 8: 9,195) and at 2,048,000 (1.271e9 atom-steps/s;
+  // 1: 1.262e9, 4: 1.251e9, 8: 1.186e9). With the fixed-point gather batched four deep (ffa616e): 64,000
+  // atoms 2 lanes 13,087 steps/s (1: 11,456, 4: 12,490); 2,048,000 atoms 1 lane 1.915e9 atom-steps/s
+  // (2: 1.864e9, 4: 1.767e9). Large systems fill the card with one lane per atom and keep more
+  // independent gathers in flight per lane.
+  return n >= 1000000 ? 1 : 2;
 }
 
 #if TESSERA_CUDA_COMPILER
