@@ -5,8 +5,9 @@
 // more loads in flight. With the list layout neigh[k * n + i], the TPP lanes of 32 / TPP consecutive
 // particles read full 32-byte sectors for TPP <= 4.
 // Same physics as the portable functor (forces.cpp, PairForce): the same evaluator, separations formed
-// in double and rounded to T, energies and virials summed in double; with TPP = 1 the sums run in the
-// same order. A particle whose count exceeds the capacity (a device-resident build could not regrow,
+// in double and rounded to T (in mixed precision from a 32-bit fixed-point copy of the positions,
+// FixedFrame: one 16-byte load per neighbour), energies and virials summed in double; with TPP = 1 the
+// sums run in the same order. A particle whose count exceeds the capacity (a device-resident build could not regrow,
 // neighbor.hpp) takes its pairs from the cell stencil instead, with the same cut-off test (a second,
 // normally empty kernel).
 // tests/md/test_md_tuned.cpp compares this kernel with the portable one on random configurations.
