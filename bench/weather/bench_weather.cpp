@@ -14,6 +14,7 @@
 // launch, so that the ~2-3 us between an event and a kernel start does not count against a 30 us kernel
 // (a time loop launches back to back too); launches_per_sample records it.
 // Usage: bench_weather [--device cpu|gpu] [--quick] [--reps N] [--launches N] [--only sw|hdiff|vadv]
+//                      [--tuned-only]   (GPU: skip the portable forms of the COSMO stencils)
 // Prints one JSON object per configuration on stdout (bench/run collects them).
 #include <cstdio>
 #include <cstdlib>
@@ -115,7 +116,9 @@ void bench_hdiff(exec::Space sp, const bench::Ceiling& c, int64_t n, int64_t nz,
       reps, launches);
   bench::Record r = base(sp, c, portable ? "cosmo_hdiff_portable" : "cosmo_hdiff");
   r.set("nx", (long long)n).set("ny", (long long)n).set("nz", (long long)nz).set("launches_per_sample", (long long)launches);
-  if (const char* ty = std::getenv("TESSERA_HDIFF_TILE_Y")) r.set("hdiff_tile_y", ty);
+  // The tuned kernel's variant knobs (kernels/weather/src/hdiff_cuda.cpp), when set.
+  for (const char* k : {"TESSERA_HDIFF_COLUMNS", "TESSERA_HDIFF_AHEAD", "TESSERA_HDIFF_STRIP"})
+    if (const char* v = std::getenv(k)) r.set(k, v);
   finish(r, c, ms, 3.0 * 8.0 * double(n * n * nz), double(n * n * nz));
 }
 
@@ -141,6 +144,7 @@ void bench_vadv(exec::Space sp, const bench::Ceiling& c, int64_t n, int64_t nz, 
   // CUDA path keeps them on chip.
   const bool on_chip = !portable && sp == exec::Space::Device && TESSERA_HAVE_CUDA;
   r.set("scratch_bytes_not_counted", on_chip ? 0.0 : 2.0 * 8.0 * double(n * n * nz));
+  if (const char* v = std::getenv("TESSERA_VADV_KERNEL")) r.set("TESSERA_VADV_KERNEL", v);  // vadv_cuda.cpp's variant
   finish(r, c, ms, 3.0 * 8.0 * double(n * n * nz), double(n * n * nz));
 }
 
@@ -148,7 +152,7 @@ void bench_vadv(exec::Space sp, const bench::Ceiling& c, int64_t n, int64_t nz, 
 
 int main(int argc, char** argv) {
   exec::Space sp = exec::Space::Host;
-  bool quick = false;
+  bool quick = false, tuned_only = false;
   int reps = 10, launches = 0;
   std::string only;
   for (int a = 1; a < argc; ++a) {
@@ -158,8 +162,10 @@ int main(int argc, char** argv) {
     else if (s == "--reps" && a + 1 < argc) reps = std::stoi(argv[++a]);
     else if (s == "--launches" && a + 1 < argc) launches = std::stoi(argv[++a]);
     else if (s == "--only" && a + 1 < argc) only = argv[++a];
+    else if (s == "--tuned-only") tuned_only = true;
     else if (s == "-h" || s == "--help") {
-      std::printf("bench_weather [--device cpu|gpu] [--quick] [--reps N] [--launches N] [--only sw|hdiff|vadv]\n");
+      std::printf("bench_weather [--device cpu|gpu] [--quick] [--reps N] [--launches N] [--only sw|hdiff|vadv] "
+                  "[--tuned-only]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench_weather: unknown option '%s' (see --help)\n", s.c_str());
@@ -180,7 +186,7 @@ int main(int argc, char** argv) {
     if (want("sw"))
       for (int64_t n : sw) bench_sw(sp, c, n, reps);
     // The portable forms as well on the GPU (on the host the entry points are the portable forms).
-    for (int portable = 0; portable < (gpu ? 2 : 1); ++portable) {
+    for (int portable = 0; portable < (gpu && !tuned_only ? 2 : 1); ++portable) {
       if (want("hdiff"))
         for (int64_t n : st) bench_hdiff(sp, c, n, nz, reps, launches, portable != 0);
       if (want("vadv"))

@@ -1,4 +1,4 @@
-// The tuned CUDA COSMO stencils (hdiff warp march, vadv with the Thomas scratch on chip) against the portable
+// The tuned CUDA COSMO stencils (hdiff warp march in every variant, vadv staged and streaming) against the portable
 // forms: bit for bit on the device, to rounding against the host (FMA contraction on the device), on
 // random inputs, partial warps and strips, every ghost-fill kind (periodic, walls on x, y or both), with a
 // coefficient field and a constant coefficient, and columns from 1 level to more than fit on chip
@@ -6,6 +6,8 @@
 // ghost-fill kind.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "catch_compat.hpp"
@@ -49,6 +51,15 @@ std::vector<double> random_with_ghosts(const Grid& gr, int kind, unsigned seed) 
   return std::vector<double>(a.begin(), a.end());
 }
 
+// Sets an environment variable (a kernel-variant knob of the tuned paths) for one scope.
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(const char* n, const std::string& v) : name(n) { setenv(n, v.c_str(), 1); }
+  ~ScopedEnv() { unsetenv(name.c_str()); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+};
+
 }  // namespace
 
 TEST_CASE("hdiff portable path matches the staged reference for every boundary kind", "[weather][hdiff]") {
@@ -70,8 +81,14 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   TESSERA_GPU_TEST();
   const int kind = GENERATE(0, 1, 2, 3);
   const bool field = GENERATE(true, false);
-  // 75 x 37: partial warps in x (28 columns) and strips in y (16 rows); 256 x 64: 64 = 4 strips.
-  for (const Grid& gr : {make_grid(75, 37, 1.0, 1.0, 2, 5), make_grid(256, 64, 1.0, 1.0, 2, 3)}) {
+  // Every variant of the warp march: one or two columns per lane, 2 to 4 rows of loads in flight.
+  const int columns = GENERATE(1, 2);
+  const int ahead = GENERATE(2, 3, 4);
+  const ScopedEnv c("TESSERA_HDIFF_COLUMNS", std::to_string(columns)), a("TESSERA_HDIFF_AHEAD", std::to_string(ahead));
+  // 75 x 37: partial warps in x (28 columns; odd nx: the two-column form falls back to one) and strips in
+  // y (16 rows); 130 x 37: even, partial two-column warps (60 columns); 256 x 64: 64 = 4 strips.
+  for (const Grid& gr : {make_grid(75, 37, 1.0, 1.0, 2, 5), make_grid(130, 37, 1.0, 1.0, 2, 4),
+                         make_grid(256, 64, 1.0, 1.0, 2, 3)}) {
     const size_t n3 = size_t(gr.size3());
     const auto in = random_with_ghosts(gr, kind, 200 + kind);
     const auto cf = random_field(n3, 0.0, 0.015, 300);
@@ -89,12 +106,14 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
       exec::fence(ex);
       res[path] = download(o);
     }
-    INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx);
+    INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx << ", columns per lane "
+                          << columns << ", rows ahead " << ahead);
     CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same formulas, same order (HdiffPoint)
     CHECK(max_diff(gr, res[2], res[0]) < 1e-12);  // FMA contraction on the device: a few ulp of O(1)
     // Ghosts are not written.
     CHECK(res[2][size_t(gr.idx(-1, 0, 0))] == 0.0);
     CHECK(res[2][size_t(gr.idx(gr.nx, gr.ny - 1, gr.nz - 1))] == 0.0);
+    CHECK(res[2][size_t(gr.idx(gr.nx + 1, 0, 0))] == 0.0);
   }
 }
 
@@ -103,6 +122,9 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   // 1 and 2 levels (edge cases of the sweep), 17 and 80 (partial and whole cp.async groups of 16),
   // 1000 (more than fits in shared memory: the entry point falls back to the portable path).
   const int64_t nz = GENERATE(1, 2, 17, 80, 1000);
+  // The staged kernel and the streaming one with 8 and 16 levels in flight (17: partial rings).
+  const std::string kernel = GENERATE(std::string("smem"), std::string("stream8"), std::string("stream16"));
+  const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   const Grid gr = make_grid(45, 7, 1.0, 1.0, 2, nz);
   const size_t n3 = size_t(gr.size3());
   const auto phi = random_field(n3, 0.0, 1.0, 400);
@@ -121,7 +143,7 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
     exec::fence(ex);
     res[path] = download(o);
   }
-  INFO("nz " << nz);
+  INFO("nz " << nz << ", kernel " << kernel);
   CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same VadvStep arithmetic in the same order
   CHECK(max_diff(gr, res[2], res[0]) < 1e-12);
   CHECK(res[2][size_t(gr.idx(-1, 0, 0))] == 0.0);  // ghost columns untouched

@@ -25,9 +25,8 @@ struct VadvParams {
 
 // The Thomas steps of one column, shared by the portable loop and the tuned CUDA kernel (vadv_cuda.cpp)
 // so that both evaluate the same expressions in the same order. hr = beta r / 2, er = (1 - beta) r.
-// Same source is not quite same bits on the device: nvcc may fuse either product of the flux difference
-// into an FMA depending on the surrounding loop (a streaming kernel shape came out a few ulp off), so
-// every device kernel using this is checked bit for bit in tests/weather/test_cosmo_tuned.cpp.
+// Every device kernel using this is checked bit for bit against the portable loop in
+// tests/weather/test_cosmo_tuned.cpp.
 struct VadvStep {
   double hr, er;
   TESSERA_HD static VadvStep make(const VadvParams& vp) {
@@ -36,18 +35,36 @@ struct VadvStep {
   }
   // Forward elimination at level k: wm = w(k-1/2), wp = w(k+1/2) (0 at the closed ends), phim, phi, phip
   // = phi(k-1), phi(k), phi(k+1); cp, dp hold c'_{k-1}, d'_{k-1} on entry and c'_k, d'_k on return.
+  // On the device every multiply-add is an explicit fma(), so that each kernel shape rounds alike
+  // (left to contraction, nvcc fused one or the other product of the flux difference depending on the
+  // surrounding loop). The host keeps the plain expressions; host and device agree to rounding.
   TESSERA_HD void forward(double wm, double wp, double phim, double phi, double phip, double& cp, double& dp) const {
     const double a = -hr * wm;
     const double c = hr * wp;
+#if defined(__CUDA_ARCH__)
+    const double b = fma(hr, wp - wm, 1.0);
+    const double flux_div = 0.5 * fma(wp, phi + phip, -(wm * (phim + phi)));
+    const double d = fma(-er, flux_div, phi);
+    const double m = 1.0 / fma(-a, cp, b);
+    cp = c * m;
+    dp = fma(-a, dp, d) * m;
+#else
     const double b = 1.0 + hr * (wp - wm);
     const double flux_div = 0.5 * (wp * (phi + phip) - wm * (phim + phi));
     const double d = phi - er * flux_div;
     const double m = 1.0 / (b - a * cp);
     cp = c * m;
     dp = (d - a * dp) * m;
+#endif
   }
   // Back substitution: x_k = d'_k - c'_k x_{k+1}.
-  TESSERA_HD static double back(double dpk, double cpk, double xp) { return dpk - cpk * xp; }
+  TESSERA_HD static double back(double dpk, double cpk, double xp) {
+#if defined(__CUDA_ARCH__)
+    return fma(-cpk, xp, dpk);
+#else
+    return dpk - cpk * xp;
+#endif
+  }
 };
 
 // out = implicit vertical advection of in by w over every interior column. scratch holds gr.size3()
