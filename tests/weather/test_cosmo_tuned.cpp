@@ -1,4 +1,4 @@
-// The tuned CUDA COSMO stencils (hdiff warp march in every variant, vadv staged and streaming) against the portable
+// The tuned CUDA COSMO stencils (hdiff warp march and whole-strip forms, vadv staged, streaming and register forms) against the portable
 // forms: bit for bit on the device, to rounding against the host (FMA contraction on the device), on
 // random inputs, partial warps and strips, every ghost-fill kind (periodic, walls on x, y or both), with a
 // coefficient field and a constant coefficient, and columns from 1 level to more than fit on chip
@@ -81,14 +81,12 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   TESSERA_GPU_TEST();
   const int kind = GENERATE(0, 1, 2, 3);
   const bool field = GENERATE(true, false);
-  // Every variant of the warp march: one or two columns per lane, 2 to 4 rows of loads in flight.
-  const int columns = GENERATE(1, 2);
-  const int ahead = GENERATE(2, 3, 4);
-  const ScopedEnv c("TESSERA_HDIFF_COLUMNS", std::to_string(columns)), a("TESSERA_HDIFF_AHEAD", std::to_string(ahead));
-  // 75 x 37: partial warps in x (28 columns; odd nx: the two-column form falls back to one) and strips in
-  // y (16 rows); 130 x 37: even, partial two-column warps (60 columns); 256 x 64: 64 = 4 strips.
-  for (const Grid& gr : {make_grid(75, 37, 1.0, 1.0, 2, 5), make_grid(130, 37, 1.0, 1.0, 2, 4),
-                         make_grid(256, 64, 1.0, 1.0, 2, 3)}) {
+  // Every variant: the march (16-row strips) and the whole-strip loads of 8 and 16 rows.
+  const std::string kernel = GENERATE(std::string("march"), std::string("strip8"), std::string("strip16"));
+  const ScopedEnv kv("TESSERA_HDIFF_KERNEL", kernel);
+  // 75 x 37: partial warps in x (28 columns) and strips in y (37 = 2 x 16 + 5 = 4 x 8 + 5); 256 x 64:
+  // whole strips.
+  for (const Grid& gr : {make_grid(75, 37, 1.0, 1.0, 2, 5), make_grid(256, 64, 1.0, 1.0, 2, 3)}) {
     const size_t n3 = size_t(gr.size3());
     const auto in = random_with_ghosts(gr, kind, 200 + kind);
     const auto cf = random_field(n3, 0.0, 0.015, 300);
@@ -106,8 +104,7 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
       exec::fence(ex);
       res[path] = download(o);
     }
-    INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx << ", columns per lane "
-                          << columns << ", rows ahead " << ahead);
+    INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx << ", kernel " << kernel);
     CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same formulas, same order (HdiffPoint)
     CHECK(max_diff(gr, res[2], res[0]) < 1e-12);  // FMA contraction on the device: a few ulp of O(1)
     // Ghosts are not written.
@@ -122,8 +119,10 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   // 1 and 2 levels (edge cases of the sweep), 17 and 80 (partial and whole cp.async groups of 16),
   // 1000 (more than fits in shared memory: the entry point falls back to the portable path).
   const int64_t nz = GENERATE(1, 2, 17, 80, 1000);
-  // The staged kernel and the streaming one with 8 and 16 levels in flight (17: partial rings).
-  const std::string kernel = GENERATE(std::string("smem"), std::string("stream8"), std::string("stream16"));
+  // The staged kernel, the streaming one with 8 and 16 levels in flight (17: partial rings) and the
+  // register one (d' in registers up to 80 levels, 1000 falls back).
+  const std::string kernel = GENERATE(std::string("smem"), std::string("stream8"), std::string("stream16"),
+                                      std::string("reg4"), std::string("reg8"));
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   const Grid gr = make_grid(45, 7, 1.0, 1.0, 2, nz);
   const size_t n3 = size_t(gr.size3());

@@ -177,6 +177,61 @@ __global__ void __launch_bounds__(kCols) vadv_column_stream(Grid G, VadvStep S, 
   }
 }
 
+// Register form: as the streaming form, but d'_k stays in registers (a compile-time bound of kRegLevels
+// levels, loops fully unrolled) and never leaves the multiprocessor; c'_k goes to shared memory
+// (nz x 32 x 8 B per warp). phi and w come through registers P levels ahead of the sweep.
+constexpr int kRegLevels = 80;
+
+template <int P>
+__global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, const double* __restrict__ in,
+                                                         const double* __restrict__ w, double* __restrict__ out) {
+  extern __shared__ double s_cp[];  // [nz][kCols]: c'_k
+  const int lane = threadIdx.x;
+  const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
+  const int64_t i = int64_t(blockIdx.x) * kCols + lane;
+  if (i >= G.nx) return;
+  const int64_t plane = G.plane();
+  double* cps = s_cp + lane;
+  for (int64_t j = blockIdx.y; j < G.ny; j += gridDim.y) {
+    const int64_t n0 = G.idx(i, j);
+    const double* pin = in + n0;
+    const double* pw = w + n0;
+    double* po = out + n0;
+    double rphi[P], rw[P];  // slot k % P: phi(k + 1), w(k) for level k
+#pragma unroll
+    for (int m = 0; m < P; ++m) {
+      rphi[m] = m + 1 < nz ? __ldcs(pin + plane * (m + 1)) : 0.0;
+      rw[m] = m + 1 < nz ? __ldcs(pw + plane * m) : 0.0;  // w(nz - 1/2) unused: lid
+    }
+    double wm = 0.0, phim = 0.0, cpm = 0.0, dpm = 0.0;
+    double phi = __ldcs(pin);
+    double dp[kRegLevels];
+#pragma unroll
+    for (int k = 0; k < kRegLevels; ++k) {
+      if (k < nz) {
+        const double wp = rw[k % P], phip = rphi[k % P];
+        rphi[k % P] = k + P + 1 < nz ? __ldcs(pin + plane * (k + P + 1)) : 0.0;
+        rw[k % P] = k + P + 1 < nz ? __ldcs(pw + plane * (k + P)) : 0.0;
+        S.forward(wm, wp, phim, phi, phip, cpm, dpm);
+        cps[k * kCols] = cpm;
+        dp[k] = dpm;
+        wm = wp;
+        phim = phi;
+        phi = phip;
+      }
+    }
+    // Backward sweep: x_{nz-1} = d'_{nz-1}, x_k = d'_k - c'_k x_{k+1}.
+    double x = 0.0;
+#pragma unroll
+    for (int k = kRegLevels - 1; k >= 0; --k) {
+      if (k < nz) {
+        x = k == nz - 1 ? dp[k] : VadvStep::back(dp[k], cps[k * kCols], x);
+        __stcs(po + plane * k, x);
+      }
+    }
+  }
+}
+
 // Raise a kernel's dynamic shared-memory limit to `bytes` (once per increase) and prefer shared memory
 // over L1 in the carveout.
 template <class Kernel>
@@ -201,9 +256,10 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   // TESSERA_VADV_KERNEL (benchmark knob, read per call): stream8 / stream16 (c' on chip, d' through out,
   // 8 or 16 levels in flight) or smem (the whole column staged on chip).
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
-  const std::string kind = e && *e ? e : "smem";
-  if (kind != "smem" && kind != "stream8" && kind != "stream16")
-    TESSERA_THROW("TESSERA_VADV_KERNEL='" + kind + "': expected smem, stream8 or stream16");
+  std::string kind = e && *e ? e : "smem";
+  if (kind != "smem" && kind != "stream8" && kind != "stream16" && kind != "reg4" && kind != "reg8")
+    TESSERA_THROW("TESSERA_VADV_KERNEL='" + kind + "': expected smem, stream8, stream16, reg4 or reg8");
+  if (kind.rfind("reg", 0) == 0 && gr.nz > kRegLevels) kind = "smem";
   const bool stream = kind != "smem";
   const size_t bytes = size_t(stream ? 1 : 2) * size_t(gr.nz) * kCols * sizeof(double);
   if (gr.nz > 65535 || bytes > size_t(optin)) return false;  // portable path (c' through scratch)
@@ -218,10 +274,18 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     static size_t raised = 0;
     allow_smem(vadv_column_stream<8>, bytes, raised);
     vadv_column_stream<8><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
-  } else {
+  } else if (kind == "stream16") {
     static size_t raised = 0;
     allow_smem(vadv_column_stream<16>, bytes, raised);
     vadv_column_stream<16><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+  } else if (kind == "reg4") {
+    static size_t raised = 0;
+    allow_smem(vadv_column_reg<4>, bytes, raised);
+    vadv_column_reg<4><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+  } else {
+    static size_t raised = 0;
+    allow_smem(vadv_column_reg<8>, bytes, raised);
+    vadv_column_reg<8><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
   }
   TESSERA_CUDA_CHECK_LAUNCH(stream ? "weather::vadv_column_stream" : "weather::vadv_column_smem");
   return true;
