@@ -81,11 +81,13 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   TESSERA_GPU_TEST();
   const int kind = GENERATE(0, 1, 2, 3);
   const bool field = GENERATE(true, false);
-  // Every variant: the march (16-row strips) and the whole-strip loads of 8 and 16 rows.
-  const std::string kernel = GENERATE(std::string("march"), std::string("strip8"), std::string("strip16"));
+  // Every variant: the march (16-row strips) and the whole-strip loads of 8 and 16 rows, alone or with the
+  // y halo passed between the warps of a block.
+  const std::string kernel = GENERATE(std::string("march"), std::string("strip8"), std::string("strip16"),
+                                      std::string("shared8"), std::string("shared16"));
   const ScopedEnv kv("TESSERA_HDIFF_KERNEL", kernel);
-  // 75 x 37: partial warps in x (28 columns) and strips in y (37 = 2 x 16 + 5 = 4 x 8 + 5); 256 x 64:
-  // whole strips.
+  // 75 x 37: partial warps in x (28 columns) and strips in y (37 = 2 x 16 + 5 = 4 x 8 + 5; blocks of four
+  // strips with idle warps); 256 x 64: whole strips.
   for (const Grid& gr : {make_grid(75, 37, 1.0, 1.0, 2, 5), make_grid(256, 64, 1.0, 1.0, 2, 3)}) {
     const size_t n3 = size_t(gr.size3());
     const auto in = random_with_ghosts(gr, kind, 200 + kind);
@@ -119,10 +121,9 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   // 1 and 2 levels (edge cases of the sweep), 17 and 80 (partial and whole cp.async groups of 16),
   // 1000 (more than fits in shared memory: the entry point falls back to the portable path).
   const int64_t nz = GENERATE(1, 2, 17, 80, 1000);
-  // The staged kernel, the streaming one with 8 and 16 levels in flight (17: partial rings) and the
-  // register one (d' in registers up to 80 levels, 1000 falls back).
-  const std::string kernel = GENERATE(std::string("smem"), std::string("stream8"), std::string("stream16"),
-                                      std::string("reg4"), std::string("reg8"));
+  // The staged kernel and the register one with 4 and 8 levels in flight (17: partial rings; d' in
+  // registers up to 80 levels, 1000 falls back).
+  const std::string kernel = GENERATE(std::string("smem"), std::string("reg4"), std::string("reg8"));
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   const Grid gr = make_grid(45, 7, 1.0, 1.0, 2, nz);
   const size_t n3 = size_t(gr.size3());

@@ -124,14 +124,70 @@ __global__ void __launch_bounds__(32 * kMarchWarps) hdiff_strip(Grid G, const do
   }
 }
 
+// Whole-strip form with the y halo shared in the block: the four warps of a block take four consecutive
+// strips of R rows, load only their own rows (the first and last warp also the block's outer 2-row
+// halos), and pass their first and last two rows to the neighbouring warps through shared memory (one
+// barrier). `in` is then read (4 R + 4) / (4 R) times from L2 instead of (R + 4) / R.
 template <int R>
+__global__ void __launch_bounds__(32 * kMarchWarps) hdiff_strip_shared(Grid G, const double* __restrict__ in,
+                                                                      const double* __restrict__ coeff,
+                                                                      double coeff0, double* __restrict__ out) {
+  __shared__ double edge[kMarchWarps][4][32];  // per warp: its rows js, js+1, js+R-2, js+R-1
+  const int lane = threadIdx.x, wy = threadIdx.y;
+  const int64_t i = int64_t(blockIdx.x) * kOut - 2 + lane;
+  const int64_t js = (int64_t(blockIdx.y) * kMarchWarps + wy) * R;  // may lie past ny: no output then
+  const int64_t je = js + R < G.ny ? js + R : G.ny;
+  const int64_t sx = G.sx(), lvl = G.plane() * int64_t(blockIdx.z);
+  const bool col_ok = i < G.nx + 2;
+  const bool out_ok = lane >= 2 && lane < 2 + kOut && i < G.nx;
+  const int64_t base = lvl + G.idx(col_ok ? i : 0, 0);  // row 0 of this level and column
+  // Rows -2 .. ny+1 are allocated; a row past them is never used by an output.
+  auto ld = [&](int64_t j) { return col_ok && j <= G.ny + 1 ? __ldg(in + base + sx * j) : 0.0; };
+  constexpr unsigned all = 0xffffffffu;
+  auto east = [](double v) { return __shfl_down_sync(all, v, 1); };
+  auto west = [](double v) { return __shfl_up_sync(all, v, 1); };
+  double a[R + 4], cf[R];  // a[m] = in(row js - 2 + m); cf[m] = coeff(row js + m)
+#pragma unroll
+  for (int m = 0; m < R; ++m) a[m + 2] = ld(js + m);
+  if (wy == 0) a[0] = ld(js - 2), a[1] = ld(js - 1);
+  if (wy == kMarchWarps - 1) a[R + 2] = ld(js + R), a[R + 3] = ld(js + R + 1);
+#pragma unroll
+  for (int m = 0; m < R; ++m)
+    cf[m] = coeff ? (out_ok && js + m < je ? __ldg(coeff + base + sx * (js + m)) : 0.0) : coeff0;
+  edge[wy][0][lane] = a[2];
+  edge[wy][1][lane] = a[3];
+  edge[wy][2][lane] = a[R];
+  edge[wy][3][lane] = a[R + 1];
+  __syncthreads();
+  if (wy > 0) a[0] = edge[wy - 1][2][lane], a[1] = edge[wy - 1][3][lane];
+  if (wy < kMarchWarps - 1) a[R + 2] = edge[wy + 1][0][lane], a[R + 3] = edge[wy + 1][1][lane];
+  double lm1 = HdiffPoint::lap5(a[1], east(a[1]), west(a[1]), a[2], a[0]);
+  double e0 = east(a[2]), w0 = west(a[2]);
+  double l0 = HdiffPoint::lap5(a[2], e0, w0, a[3], a[1]);
+#pragma unroll
+  for (int m = 0; m < R; ++m) {
+    const double e1 = east(a[m + 3]), w1 = west(a[m + 3]);
+    const double l1 = HdiffPoint::lap5(a[m + 3], e1, w1, a[m + 4], a[m + 2]);
+    const double le = east(l0), lw = west(l0);
+    const double fe = HdiffPoint::limit(l0, le, a[m + 2], e0);
+    const double fw = HdiffPoint::limit(lw, l0, w0, a[m + 2]);
+    const double fn = HdiffPoint::limit(l0, l1, a[m + 2], a[m + 3]);
+    const double fs = HdiffPoint::limit(lm1, l0, a[m + 1], a[m + 2]);
+    if (out_ok && js + m < je) out[base + sx * (js + m)] = HdiffPoint::combine(a[m + 2], fe, fw, fn, fs, cf[m]);
+    lm1 = l0, l0 = l1, e0 = e1, w0 = w1;
+  }
+}
+
+template <int R, bool Shared>
 void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                   double* out) {
   const int64_t strips = (gr.ny + R - 1) / R;
   TESSERA_REQUIRE((strips + kMarchWarps - 1) / kMarchWarps <= 65535, "weather::hdiff_strip: too many rows per rank");
   const dim3 grid(unsigned((gr.nx + kOut - 1) / kOut), unsigned((strips + kMarchWarps - 1) / kMarchWarps),
                   unsigned(gr.nz));
-  hdiff_strip<R><<<grid, dim3(32, kMarchWarps), 0, static_cast<cudaStream_t>(ex.stream)>>>(gr, in, coeff, coeff0, out);
+  const cudaStream_t s = static_cast<cudaStream_t>(ex.stream);
+  if (Shared) hdiff_strip_shared<R><<<grid, dim3(32, kMarchWarps), 0, s>>>(gr, in, coeff, coeff0, out);
+  else hdiff_strip<R><<<grid, dim3(32, kMarchWarps), 0, s>>>(gr, in, coeff, coeff0, out);
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip");
 }
 
@@ -159,10 +215,12 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
   // strip16 (whole-strip loads, 8 or 16 rows); TESSERA_HDIFF_STRIP = the march's rows per warp.
   const char* e = std::getenv("TESSERA_HDIFF_KERNEL");
   const std::string kind = e && *e ? e : "march";
-  if (kind == "strip8") launch_strip<8>(ex, gr, in, coeff, coeff0, out);
-  else if (kind == "strip16") launch_strip<16>(ex, gr, in, coeff, coeff0, out);
+  if (kind == "strip8") launch_strip<8, false>(ex, gr, in, coeff, coeff0, out);
+  else if (kind == "strip16") launch_strip<16, false>(ex, gr, in, coeff, coeff0, out);
+  else if (kind == "shared8") launch_strip<8, true>(ex, gr, in, coeff, coeff0, out);
+  else if (kind == "shared16") launch_strip<16, true>(ex, gr, in, coeff, coeff0, out);
   else if (kind == "march") launch_march(ex, gr, in, coeff, coeff0, out, env_int("TESSERA_HDIFF_STRIP", 16, 1, 4096));
-  else TESSERA_THROW("TESSERA_HDIFF_KERNEL='" + kind + "': expected march, strip8 or strip16");
+  else TESSERA_THROW("TESSERA_HDIFF_KERNEL='" + kind + "': expected march, strip8, strip16, shared8 or shared16");
 }
 
 }  // namespace tessera::weather::detail

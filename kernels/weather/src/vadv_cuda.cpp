@@ -108,78 +108,11 @@ __global__ void __launch_bounds__(kCols) vadv_column_smem(Grid G, VadvStep S, co
 }
 
 
-// Streaming form: phi and w come through registers, P levels of each in flight per thread ahead of the
-// forward sweep (ld.global.cs: read once, first out of L2); c'_k goes to shared memory (nz x 32 x 8 B
-// per warp, half of the staged form's) and d'_k to out, where the backward sweep reads it back P levels
-// ahead and overwrites it with x_k. d' lives in L2 between the sweeps (a few microseconds; ~10 warps
-// per multiprocessor keep ~30 MB of it live), so device memory sees out written once. Twice as many
-// columns per multiprocessor as the staged form, and loads overlap the sweep within each warp.
-template <int P>
-__global__ void __launch_bounds__(kCols) vadv_column_stream(Grid G, VadvStep S, const double* __restrict__ in,
-                                                            const double* __restrict__ w, double* __restrict__ out) {
-  extern __shared__ double s_cp[];  // [nz][kCols]: c'_k
-  const int lane = threadIdx.x;
-  const int nz = int(G.nz);
-  const int64_t i = int64_t(blockIdx.x) * kCols + lane;
-  if (i >= G.nx) return;
-  const int64_t plane = G.plane();
-  double* cps = s_cp + lane;
-  for (int64_t j = blockIdx.y; j < G.ny; j += gridDim.y) {
-    const int64_t n0 = G.idx(i, j);
-    const double* pin = in + n0;
-    const double* pw = w + n0;
-    double* po = out + n0;
-    // Slot m holds phi(k + 1) and w(k) for the level k = m (mod P) about to be swept.
-    double rphi[P], rw[P];
-#pragma unroll
-    for (int m = 0; m < P; ++m) {
-      rphi[m] = m + 1 < nz ? __ldcs(pin + plane * (m + 1)) : 0.0;
-      rw[m] = m + 1 < nz ? __ldcs(pw + plane * m) : 0.0;  // w(nz - 1/2) unused: lid
-    }
-    double wm = 0.0, phim = 0.0, cpm = 0.0, dpm = 0.0;
-    double phi = __ldcs(pin);
-    for (int k0 = 0; k0 < nz; k0 += P) {
-#pragma unroll
-      for (int m = 0; m < P; ++m) {
-        const int k = k0 + m;
-        if (k < nz) {
-          const double wp = rw[m], phip = rphi[m];
-          const int kn = k + P;  // refill the slot with level k + P
-          rphi[m] = kn + 1 < nz ? __ldcs(pin + plane * (kn + 1)) : 0.0;
-          rw[m] = kn + 1 < nz ? __ldcs(pw + plane * kn) : 0.0;
-          S.forward(wm, wp, phim, phi, phip, cpm, dpm);
-          cps[k * kCols] = cpm;
-          po[plane * k] = dpm;
-          wm = wp;
-          phim = phi;
-          phi = phip;
-        }
-      }
-    }
-    // Backward sweep: x_{nz-1} = d'_{nz-1} is in out already; x_k = d'_k - c'_k x_{k+1}. Slot m holds
-    // d'_k for k = nz - 2 - m (mod P). Plain loads: out was written by this thread in this kernel.
-    double x = dpm;
-    double rd[P];
-#pragma unroll
-    for (int m = 0; m < P; ++m) rd[m] = nz - 2 - m >= 0 ? po[plane * (nz - 2 - m)] : 0.0;
-    for (int t0 = 0; t0 < nz - 1; t0 += P) {
-#pragma unroll
-      for (int m = 0; m < P; ++m) {
-        const int k = nz - 2 - (t0 + m);
-        if (k >= 0) {
-          const double dk = rd[m];
-          rd[m] = k - P >= 0 ? po[plane * (k - P)] : 0.0;
-          x = VadvStep::back(dk, cps[k * kCols], x);
-          __stcs(po + plane * k, x);
-        }
-      }
-    }
-  }
-}
-
-// Register form: as the streaming form, but d'_k stays in registers (a compile-time bound of kRegLevels
-// levels, loops fully unrolled) and never leaves the multiprocessor; c'_k goes to shared memory
-// (nz x 32 x 8 B per warp). phi and w come through registers P levels ahead of the sweep.
+// Register form: one thread per column, phi and w streamed through registers P levels ahead of the sweep
+// (ld.global.cs: read once, first out of L2), d'_k kept in registers (a compile-time bound of kRegLevels
+// levels, loops fully unrolled) and c'_k in shared memory (nz x 32 x 8 B per warp, half of the staged
+// form's): the scratch never leaves the multiprocessor, loads overlap the sweep within each warp, and
+// twice as many columns fit on a multiprocessor as in the staged form.
 constexpr int kRegLevels = 80;
 
 template <int P>
@@ -206,12 +139,17 @@ __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, con
     double wm = 0.0, phim = 0.0, cpm = 0.0, dpm = 0.0;
     double phi = __ldcs(pin);
     double dp[kRegLevels];
+    const double* lphi = pin + plane * (P + 1);  // phi(k + P + 1) and w(k + P) at level k (bumped, not
+    const double* lw = pw + plane * P;           // recomputed: fewer 64-bit multiplies per level)
 #pragma unroll
     for (int k = 0; k < kRegLevels; ++k) {
       if (k < nz) {
         const double wp = rw[k % P], phip = rphi[k % P];
-        rphi[k % P] = k + P + 1 < nz ? __ldcs(pin + plane * (k + P + 1)) : 0.0;
-        rw[k % P] = k + P + 1 < nz ? __ldcs(pw + plane * (k + P)) : 0.0;
+        const bool more = k + P + 1 < nz;
+        rphi[k % P] = more ? __ldcs(lphi) : 0.0;
+        rw[k % P] = more ? __ldcs(lw) : 0.0;
+        lphi += plane;
+        lw += plane;
         S.forward(wm, wp, phim, phi, phip, cpm, dpm);
         cps[k * kCols] = cpm;
         dp[k] = dpm;
@@ -222,11 +160,13 @@ __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, con
     }
     // Backward sweep: x_{nz-1} = d'_{nz-1}, x_k = d'_k - c'_k x_{k+1}.
     double x = 0.0;
+    double* o = po + plane * (nz - 1);
 #pragma unroll
     for (int k = kRegLevels - 1; k >= 0; --k) {
       if (k < nz) {
         x = k == nz - 1 ? dp[k] : VadvStep::back(dp[k], cps[k * kCols], x);
-        __stcs(po + plane * k, x);
+        __stcs(o, x);
+        o -= plane;
       }
     }
   }
@@ -253,15 +193,15 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     return v;
   }();
-  // TESSERA_VADV_KERNEL (benchmark knob, read per call): stream8 / stream16 (c' on chip, d' through out,
-  // 8 or 16 levels in flight) or smem (the whole column staged on chip).
+  // TESSERA_VADV_KERNEL (benchmark knob, read per call): reg4 / reg8 (d' in registers, c' in shared
+  // memory, 4 or 8 levels in flight; up to kRegLevels levels, else smem) or smem (the column staged).
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   std::string kind = e && *e ? e : "smem";
-  if (kind != "smem" && kind != "stream8" && kind != "stream16" && kind != "reg4" && kind != "reg8")
-    TESSERA_THROW("TESSERA_VADV_KERNEL='" + kind + "': expected smem, stream8, stream16, reg4 or reg8");
+  if (kind != "smem" && kind != "reg4" && kind != "reg8")
+    TESSERA_THROW("TESSERA_VADV_KERNEL='" + kind + "': expected smem, reg4 or reg8");
   if (kind.rfind("reg", 0) == 0 && gr.nz > kRegLevels) kind = "smem";
-  const bool stream = kind != "smem";
-  const size_t bytes = size_t(stream ? 1 : 2) * size_t(gr.nz) * kCols * sizeof(double);
+  const bool reg = kind != "smem";
+  const size_t bytes = size_t(reg ? 1 : 2) * size_t(gr.nz) * kCols * sizeof(double);
   if (gr.nz > 65535 || bytes > size_t(optin)) return false;  // portable path (c' through scratch)
   const dim3 grid(unsigned((gr.nx + kCols - 1) / kCols), unsigned(gr.ny < 65535 ? gr.ny : 65535));
   const cudaStream_t s = static_cast<cudaStream_t>(ex.stream);
@@ -270,14 +210,6 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     static size_t raised = 0;
     allow_smem(vadv_column_smem, bytes, raised);
     vadv_column_smem<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
-  } else if (kind == "stream8") {
-    static size_t raised = 0;
-    allow_smem(vadv_column_stream<8>, bytes, raised);
-    vadv_column_stream<8><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
-  } else if (kind == "stream16") {
-    static size_t raised = 0;
-    allow_smem(vadv_column_stream<16>, bytes, raised);
-    vadv_column_stream<16><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
   } else if (kind == "reg4") {
     static size_t raised = 0;
     allow_smem(vadv_column_reg<4>, bytes, raised);
@@ -287,7 +219,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     allow_smem(vadv_column_reg<8>, bytes, raised);
     vadv_column_reg<8><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
   }
-  TESSERA_CUDA_CHECK_LAUNCH(stream ? "weather::vadv_column_stream" : "weather::vadv_column_smem");
+  TESSERA_CUDA_CHECK_LAUNCH(reg ? "weather::vadv_column_reg" : "weather::vadv_column_smem");
   return true;
 }
 
