@@ -1,4 +1,4 @@
-// The tuned CUDA COSMO stencils (hdiff warp march and whole-strip forms, vadv staged, streaming and register forms) against the portable
+// The tuned CUDA COSMO stencils (hdiff whole-strip warps, vadv staged, register and warp-specialised forms) against the portable
 // forms: bit for bit on the device, to rounding against the host (FMA contraction on the device), on
 // random inputs, partial warps and strips, every ghost-fill kind (periodic, walls on x, y or both), with a
 // coefficient field and a constant coefficient, and columns from 1 level to more than fit on chip
@@ -81,13 +81,11 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   TESSERA_GPU_TEST();
   const int kind = GENERATE(0, 1, 2, 3);
   const bool field = GENERATE(true, false);
-  // Every variant: the march (16-row strips) and the whole-strip loads of 8 and 16 rows, alone or with the
-  // y halo passed between the warps of a block.
-  const std::string kernel = GENERATE(std::string("march"), std::string("strip8"), std::string("strip16"),
-                                      std::string("shared8"), std::string("shared16"));
+  // Both strip heights (8 and 16 rows).
+  const std::string kernel = GENERATE(std::string("strip8"), std::string("strip16"));
   const ScopedEnv kv("TESSERA_HDIFF_KERNEL", kernel);
   // 75 x 37: partial warps in x (28 columns) and strips in y (37 = 2 x 16 + 5 = 4 x 8 + 5; blocks of four
-  // strips with idle warps); 256 x 64: whole strips.
+  // strips with idle warps); 256 x 64: whole strips and blocks.
   for (const Grid& gr : {make_grid(75, 37, 1.0, 1.0, 2, 5), make_grid(256, 64, 1.0, 1.0, 2, 3)}) {
     const size_t n3 = size_t(gr.size3());
     const auto in = random_with_ghosts(gr, kind, 200 + kind);
@@ -121,10 +119,13 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   // 1 and 2 levels (edge cases of the sweep), 17 and 80 (partial and whole cp.async groups of 16),
   // 1000 (more than fits in shared memory: the entry point falls back to the portable path).
   const int64_t nz = GENERATE(1, 2, 17, 80, 1000);
-  // The staged kernel and the register one with 4 and 8 levels in flight (17: partial rings; d' in
-  // registers up to 80 levels, 1000 falls back).
-  const std::string kernel = GENERATE(std::string("smem"), std::string("reg4"), std::string("reg8"));
+  // The staged kernel, the register one with 4 and 8 levels in flight (17: partial rings; d' in
+  // registers up to 80 levels, 1000 falls back) and the warp-specialised one (17: a partial last group).
+  const std::string kernel = GENERATE(std::string("smem"), std::string("reg4"), std::string("reg8"), std::string("ws"));
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
+  // 7 rows on 7 blocks in y, or on 3 (blocks loop over rows: the warp-specialised ring runs on across them).
+  const int grid_y = GENERATE(0, 3);
+  const ScopedEnv gy("TESSERA_VADV_GRID_Y", grid_y ? std::to_string(grid_y) : std::string());
   const Grid gr = make_grid(45, 7, 1.0, 1.0, 2, nz);
   const size_t n3 = size_t(gr.size3());
   const auto phi = random_field(n3, 0.0, 1.0, 400);
@@ -143,7 +144,7 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
     exec::fence(ex);
     res[path] = download(o);
   }
-  INFO("nz " << nz << ", kernel " << kernel);
+  INFO("nz " << nz << ", kernel " << kernel << ", blocks in y " << (grid_y ? grid_y : 7));
   CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same VadvStep arithmetic in the same order
   CHECK(max_diff(gr, res[2], res[0]) < 1e-12);
   CHECK(res[2][size_t(gr.idx(-1, 0, 0))] == 0.0);  // ghost columns untouched

@@ -10,14 +10,16 @@
 
 namespace tessera::weather::detail {
 
-// A warp per 28 columns marching up a strip of rows: the Laplacian, the limited fluxes and the update in
-// one kernel, neighbours through shuffles and registers. TESSERA_HDIFF_STRIP sets the strip (rows).
+// A warp per 28 columns and a strip of 8 or 16 rows loaded into registers at once: the Laplacian, the
+// limited fluxes and the update in one kernel, neighbours through shuffles and registers.
+// TESSERA_HDIFF_KERNEL = strip8 / strip16 overrides the size rule.
 void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                 double* out);
 
-// One thread per column, the column staged in shared memory by asynchronous copies and overwritten by
-// c', d' (no scratch in device memory). Returns false (nothing launched) when a column of gr.nz levels
-// does not fit in the shared memory of a block; the caller then runs the portable path.
+// One thread per column with the Thomas scratch on chip (no scratch in device memory); the kernel is
+// chosen in vadv_cuda.cpp (TESSERA_VADV_KERNEL overrides). Returns false (nothing launched) when a
+// column of gr.nz levels does not fit in the shared memory of a block; the caller then runs the
+// portable path.
 bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
                double* out);
 

@@ -33,29 +33,42 @@ struct VadvStep {
     const double r = vp.dt / vp.dz;
     return VadvStep{0.5 * vp.beta * r, (1.0 - vp.beta) * r};
   }
-  // Forward elimination at level k: wm = w(k-1/2), wp = w(k+1/2) (0 at the closed ends), phim, phi, phip
-  // = phi(k-1), phi(k), phi(k+1); cp, dp hold c'_{k-1}, d'_{k-1} on entry and c'_k, d'_k on return.
+  // The row of the tridiagonal system at level k: a_k phi'(k-1) + b_k phi'(k) + c_k phi'(k+1) = d_k.
+  struct Row {
+    double a, b, c, d;
+  };
+  // wm = w(k-1/2), wp = w(k+1/2) (0 at the closed ends), phim, phi, phip = phi(k-1), phi(k), phi(k+1).
   // On the device every multiply-add is an explicit fma(), so that each kernel shape rounds alike
   // (left to contraction, nvcc fused one or the other product of the flux difference depending on the
   // surrounding loop). The host keeps the plain expressions; host and device agree to rounding.
-  TESSERA_HD void forward(double wm, double wp, double phim, double phi, double phip, double& cp, double& dp) const {
-    const double a = -hr * wm;
-    const double c = hr * wp;
+  TESSERA_HD Row row(double wm, double wp, double phim, double phi, double phip) const {
+    Row q;
+    q.a = -hr * wm;
+    q.c = hr * wp;
 #if defined(__CUDA_ARCH__)
-    const double b = fma(hr, wp - wm, 1.0);
-    const double flux_div = 0.5 * fma(wp, phi + phip, -(wm * (phim + phi)));
-    const double d = fma(-er, flux_div, phi);
-    const double m = 1.0 / fma(-a, cp, b);
-    cp = c * m;
-    dp = fma(-a, dp, d) * m;
+    q.b = fma(hr, wp - wm, 1.0);
+    q.d = fma(-er, 0.5 * fma(wp, phi + phip, -(wm * (phim + phi))), phi);
 #else
-    const double b = 1.0 + hr * (wp - wm);
-    const double flux_div = 0.5 * (wp * (phi + phip) - wm * (phim + phi));
-    const double d = phi - er * flux_div;
-    const double m = 1.0 / (b - a * cp);
-    cp = c * m;
-    dp = (d - a * dp) * m;
+    q.b = 1.0 + hr * (wp - wm);
+    q.d = phi - er * (0.5 * (wp * (phi + phip) - wm * (phim + phi)));
 #endif
+    return q;
+  }
+  // Forward elimination of row q: cp, dp hold c'_{k-1}, d'_{k-1} on entry and c'_k, d'_k on return.
+  TESSERA_HD static void eliminate(const Row& q, double& cp, double& dp) {
+#if defined(__CUDA_ARCH__)
+    const double m = 1.0 / fma(-q.a, cp, q.b);
+    cp = q.c * m;
+    dp = fma(-q.a, dp, q.d) * m;
+#else
+    const double m = 1.0 / (q.b - q.a * cp);
+    cp = q.c * m;
+    dp = (q.d - q.a * dp) * m;
+#endif
+  }
+  // Both at level k (the sequential kernels); the warp-specialised kernel splits them between warps.
+  TESSERA_HD void forward(double wm, double wp, double phim, double phi, double phip, double& cp, double& dp) const {
+    eliminate(row(wm, wp, phim, phi, phip), cp, dp);
   }
   // Back substitution: x_k = d'_k - c'_k x_{k+1}.
   TESSERA_HD static double back(double dpk, double cpk, double xp) {
