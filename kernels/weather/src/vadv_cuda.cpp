@@ -174,18 +174,24 @@ __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, con
 }
 
 // Warp-specialised form: a block of two warps per 32 adjacent columns. The producer warp streams phi
-// and w (a group of kGroup levels in flight while it builds the previous group), forms the rows
-// (a, b, c, d) of the tridiagonal systems and hands them over through a ring of kRing groups in shared
-// memory; the consumer warp runs only the elimination chain (an fma, a division, a multiply per level),
-// keeps c'_k and d'_k in shared memory and writes out in the backward sweep. The two warps signal each
-// other with named barriers (bar.arrive / bar.sync, 64 threads): id 1 + s "group in slot s is full",
-// id 1 + kRing + s "slot s is free". The serial chain is all the consumer does, so its latency per level
-// is the chain's, not the whole level's; 2 nz x 32 x 8 B + the ring per block.
-constexpr int kGroup = 8;  // levels per ring slot
-constexpr int kRing = 2;   // ring slots
+// and w (kAhead levels in flight in registers), forms the rows (a, b, c, d) of the tridiagonal systems
+// and hands them over in groups of kGroup levels through a ring of kRing slots in shared memory; the
+// consumer warp runs only the elimination chain (an fma, a division and two multiplies per level), keeps
+// c'_k and d'_k in shared memory and writes out in the backward sweep. The warps signal each other with
+// named barriers of 64 threads (compile-time ids, so a block holds only a few): 1 + s "slot s is full",
+// 1 + kRing + s "slot s is free", 1 + 2 kRing "the consumer has taken the whole column" (the producer
+// then starts the next column while the consumer runs its backward sweep). Levels are unrolled up to
+// kWsLevels; deeper columns take the staged kernel. Shared memory: 2 nz x 32 x 8 B + the ring.
+constexpr int kWsLevels = 80;
+constexpr int kAhead = 32;  // levels of phi and w in flight in the producer
+constexpr int kGroup = 8;   // levels per ring slot
+constexpr int kRing = 2;    // ring slots
 
-__device__ __forceinline__ void bar_sync(int id) { asm volatile("bar.sync %0, 64;\n" ::"r"(id) : "memory"); }
-__device__ __forceinline__ void bar_arrive(int id) { asm volatile("bar.arrive %0, 64;\n" ::"r"(id) : "memory"); }
+template <int Id>
+__device__ __forceinline__ void bar_sync() { asm volatile("bar.sync %0, 64;\n" ::"n"(Id) : "memory"); }
+template <int Id>
+__device__ __forceinline__ void bar_arrive() { asm volatile("bar.arrive %0, 64;\n" ::"n"(Id) : "memory"); }
+constexpr int kColumnDone = 1 + 2 * kRing;
 
 size_t ws_smem_bytes(int64_t nz) { return (size_t(2) * size_t(nz) + size_t(kRing) * kGroup * 4) * kCols * sizeof(double); }
 
@@ -194,76 +200,79 @@ __global__ void __launch_bounds__(2 * kCols) vadv_column_ws(Grid G, VadvStep S, 
   extern __shared__ double sm[];
   const int lane = threadIdx.x & 31;
   const bool producer = threadIdx.x < 32;
-  const int nz = int(G.nz);
+  const int nz = int(G.nz);  // <= kWsLevels (the caller checks)
   const int groups = (nz + kGroup - 1) / kGroup;
-  double* cpd = sm + lane;                      // c'_k at cpd[2k x 32], d'_k at cpd[(2k+1) x 32]
-  double* ring = sm + 2 * nz * kCols + lane;    // [slot][m][a, b, c, d][32]
+  double* cpd = sm + lane;                    // c'_k at cpd[2k x 32], d'_k at cpd[(2k+1) x 32]
+  double* ring = sm + 2 * nz * kCols + lane;  // [slot][level in group][a, b, c, d][32]
   const int64_t i = int64_t(blockIdx.x) * kCols + lane;
   const bool active = i < G.nx;  // idle lanes still take part in the barriers
   const int64_t plane = G.plane();
-  // Group sequence numbers run on across the columns this block takes, so that the ring protocol
-  // (wait for a free slot from the kRing-th group on; free a slot unless no later group reuses it)
-  // spans them all.
-  const int64_t cols = (G.ny - 1 - blockIdx.y) / gridDim.y + 1;  // rows j this block takes
-  const int64_t total = cols * groups;
-  int64_t seq = 0;
   for (int64_t j = blockIdx.y; j < G.ny; j += gridDim.y) {
     const int64_t n0 = G.idx(active ? i : 0, j);
     if (producer) {
       const double* pin = in + n0;
       const double* pw = w + n0;
-      auto load = [&](int k, double& ph, double& ww) {  // phi(k + 1), w(k) of level k
-        const bool ok = active && k + 1 < nz;
-        ph = ok ? __ldcs(pin + plane * (k + 1)) : 0.0;
-        ww = ok ? __ldcs(pw + plane * k) : 0.0;  // w(nz - 1/2) unused: lid
-      };
+      double rphi[kAhead], rw[kAhead];  // slot k % kAhead: phi(k + 1), w(k) of level k
+#pragma unroll
+      for (int m = 0; m < kAhead; ++m) {
+        const bool ok = active && m + 1 < nz;
+        rphi[m] = ok ? __ldcs(pin + plane * (m + 1)) : 0.0;
+        rw[m] = ok ? __ldcs(pw + plane * m) : 0.0;  // w(nz - 1/2) unused: lid
+      }
+      const double* lphi = pin + plane * (kAhead + 1);
+      const double* lw = pw + plane * kAhead;
       double wm = 0.0, phim = 0.0, phi = active ? __ldcs(pin) : 0.0;
-      double nph[kGroup], nw[kGroup];
 #pragma unroll
-      for (int m = 0; m < kGroup; ++m) load(m, nph[m], nw[m]);
-      for (int g = 0; g < groups; ++g, ++seq) {
-        double ph[kGroup], ww[kGroup];
-#pragma unroll
-        for (int m = 0; m < kGroup; ++m) ph[m] = nph[m], ww[m] = nw[m];
-#pragma unroll
-        for (int m = 0; m < kGroup; ++m) load((g + 1) * kGroup + m, nph[m], nw[m]);  // next group in flight
-        const int slot = int(seq % kRing);
-        if (seq >= kRing) bar_sync(1 + kRing + slot);  // wait until the consumer has freed the slot
-        double* r = ring + slot * kGroup * 4 * kCols;
-#pragma unroll
-        for (int m = 0; m < kGroup; ++m) {
-          if (g * kGroup + m < nz) {
-            const VadvStep::Row q = S.row(wm, ww[m], phim, phi, ph[m]);
-            r[(4 * m + 0) * kCols] = q.a;
-            r[(4 * m + 1) * kCols] = q.b;
-            r[(4 * m + 2) * kCols] = q.c;
-            r[(4 * m + 3) * kCols] = q.d;
-            wm = ww[m];
-            phim = phi;
-            phi = ph[m];
+      for (int k = 0; k < kWsLevels; ++k) {
+        if (k < nz) {
+          const int g = k / kGroup, m = k % kGroup, slot = g % kRing;
+          if (m == 0 && g >= kRing) {  // wait until the consumer has freed the slot
+            if (slot == 0) bar_sync<1 + kRing>();
+            else bar_sync<2 + kRing>();
+          }
+          const double wp = rw[k % kAhead], phip = rphi[k % kAhead];
+          const bool more = active && k + kAhead + 1 < nz;
+          rphi[k % kAhead] = more ? __ldcs(lphi) : 0.0;
+          rw[k % kAhead] = more ? __ldcs(lw) : 0.0;
+          lphi += plane;
+          lw += plane;
+          const VadvStep::Row q = S.row(wm, wp, phim, phi, phip);
+          double* r = ring + (slot * kGroup + m) * 4 * kCols;
+          r[0] = q.a;
+          r[kCols] = q.b;
+          r[2 * kCols] = q.c;
+          r[3 * kCols] = q.d;
+          wm = wp;
+          phim = phi;
+          phi = phip;
+          if (m == kGroup - 1 || k == nz - 1) {  // slot full
+            if (slot == 0) bar_arrive<1>();
+            else bar_arrive<2>();
           }
         }
-        bar_arrive(1 + slot);  // slot full
       }
+      bar_sync<kColumnDone>();  // the consumer has taken every group: the ring restarts at slot 0
     } else {
       double cp = 0.0, dp = 0.0;
-      for (int g = 0; g < groups; ++g, ++seq) {
-        const int slot = int(seq % kRing);
-        bar_sync(1 + slot);
-        const double* r = ring + slot * kGroup * 4 * kCols;
 #pragma unroll
-        for (int m = 0; m < kGroup; ++m) {
-          const int k = g * kGroup + m;
-          if (k < nz) {
-            const VadvStep::Row q{r[(4 * m + 0) * kCols], r[(4 * m + 1) * kCols], r[(4 * m + 2) * kCols],
-                                  r[(4 * m + 3) * kCols]};
-            VadvStep::eliminate(q, cp, dp);
-            cpd[2 * k * kCols] = cp;
-            cpd[(2 * k + 1) * kCols] = dp;
+      for (int k = 0; k < kWsLevels; ++k) {
+        if (k < nz) {
+          const int g = k / kGroup, m = k % kGroup, slot = g % kRing;
+          if (m == 0) {
+            if (slot == 0) bar_sync<1>();
+            else bar_sync<2>();
+          }
+          const double* r = ring + (slot * kGroup + m) * 4 * kCols;
+          VadvStep::eliminate(VadvStep::Row{r[0], r[kCols], r[2 * kCols], r[3 * kCols]}, cp, dp);
+          cpd[2 * k * kCols] = cp;
+          cpd[(2 * k + 1) * kCols] = dp;
+          if ((m == kGroup - 1 || k == nz - 1) && g + kRing < groups) {  // slot free for a later group
+            if (slot == 0) bar_arrive<1 + kRing>();
+            else bar_arrive<2 + kRing>();
           }
         }
-        if (seq + kRing < total) bar_arrive(1 + kRing + slot);  // slot free for a later group
       }
+      bar_arrive<kColumnDone>();
       // Backward sweep: x_{nz-1} = d'_{nz-1}, x_k = d'_k - c'_k x_{k+1}.
       if (active) {
         double* o = out + n0 + plane * (nz - 1);
@@ -306,7 +315,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   std::string kind = e && *e ? e : "smem";
   if (kind != "smem" && kind != "reg4" && kind != "reg8" && kind != "ws")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + kind + "': expected smem, reg4, reg8 or ws");
-  if (kind.rfind("reg", 0) == 0 && gr.nz > kRegLevels) kind = "smem";
+  if ((kind.rfind("reg", 0) == 0 && gr.nz > kRegLevels) || (kind == "ws" && gr.nz > kWsLevels)) kind = "smem";
   const bool reg = kind == "reg4" || kind == "reg8";
   const size_t bytes = kind == "ws" ? ws_smem_bytes(gr.nz) : size_t(reg ? 1 : 2) * size_t(gr.nz) * kCols * sizeof(double);
   if (gr.nz > 65535 || bytes > size_t(optin)) return false;  // portable path (c' through scratch)
