@@ -8,7 +8,7 @@ list(APPEND TESSERA_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/sw_diagnostics.cpp)
 # The CUDA shared-memory shallow-water stage (a dispatcher that declines in host-only builds).
 list(APPEND TESSERA_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/sw_tiled.cpp)
-# The tuned CUDA paths of the COSMO stencils (hdiff warp march, vadv on-chip Thomas): CUDA builds only; hdiff.cpp
+# The tuned CUDA paths of the COSMO stencils (hdiff whole-strip warps, vadv on-chip Thomas): CUDA builds only; hdiff.cpp
 # and vadv.cpp dispatch to them when the Exec is on the device.
 if(TESSERA_ENABLE_CUDA)
   list(APPEND TESSERA_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/hdiff_cuda.cpp

@@ -52,7 +52,7 @@ struct HdiffPoint {
 
 // Fused fast path: out = hdiff(in) on the interior of every level. coeff: per-point field of the same
 // layout, or nullptr to use coeff0 everywhere. On the device (CUDA builds) this runs the
-// warp-marching kernel (hdiff_cuda.cpp), bit-identical to hdiff_portable on the device; elsewhere
+// whole-strip warp kernel (hdiff_cuda.cpp), bit-identical to hdiff_portable on the device; elsewhere
 // hdiff_portable.
 void hdiff_fused(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                  double* out);
