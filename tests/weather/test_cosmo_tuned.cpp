@@ -84,6 +84,8 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   // Both strip heights (8 and 16 rows).
   const std::string kernel = GENERATE(std::string("strip8"), std::string("strip16"));
   const ScopedEnv kv("TESSERA_HDIFF_KERNEL", kernel);
+  const bool pdl = GENERATE(false, true);  // programmatic dependent launch after the uploads
+  const ScopedEnv pv("TESSERA_HDIFF_PDL", pdl ? "1" : "0");
   // 75 x 37: partial warps in x (28 columns) and strips in y (37 = 2 x 16 + 5 = 4 x 8 + 5; blocks of four
   // strips with idle warps); 256 x 64: whole strips and blocks.
   for (const Grid& gr : {make_grid(75, 37, 1.0, 1.0, 2, 5), make_grid(256, 64, 1.0, 1.0, 2, 3)}) {
@@ -104,7 +106,7 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
       exec::fence(ex);
       res[path] = download(o);
     }
-    INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx << ", kernel " << kernel);
+    INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx << ", kernel " << kernel << ", PDL " << pdl);
     CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same formulas, same order (HdiffPoint)
     CHECK(max_diff(gr, res[2], res[0]) < 1e-12);  // FMA contraction on the device: a few ulp of O(1)
     // Ghosts are not written.
@@ -114,14 +116,46 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   }
 }
 
+TEST_CASE("chained tuned hdiff launches see each other's output (programmatic dependent launch)",
+          "[weather][hdiff][gpu]") {
+  TESSERA_GPU_TEST();
+  // Eight launches, each reading the previous one's output, with the PDL attribute on and off: directly
+  // back to back (hdiff after hdiff) and with a ghost refresh in between (every other step); a launch
+  // that read before its predecessor finished would differ from the portable chain.
+  const bool pdl = GENERATE(false, true);
+  const ScopedEnv pv("TESSERA_HDIFF_PDL", pdl ? "1" : "0");
+  const Grid gr = make_grid(300, 200, 1.0, 1.0, 2, 6);
+  const size_t n3 = size_t(gr.size3());
+  const auto in = random_with_ghosts(gr, 0, 500);
+  std::vector<double> res[2];
+  for (int path = 0; path < 2; ++path) {  // 0: device portable, 1: device tuned
+    const exec::Exec ex(exec::Space::Device);
+    Buffer<double> a(n3, MemKind::Device), b(n3, MemKind::Device);
+    upload(a, in);
+    b.zero();
+    for (int step = 0; step < 8; ++step) {
+      if (path == 0) hdiff_portable(ex, gr, a.data(), nullptr, 0.014, b.data());
+      else hdiff_fused(ex, gr, a.data(), nullptr, 0.014, b.data());
+      if (step % 2) scalar_fill_ghosts_local(ex, gr, boundary_kind(0), b.data());
+      std::swap(a, b);
+    }
+    exec::fence(ex);
+    res[path] = download(a);
+  }
+  INFO("PDL " << pdl);
+  CHECK(max_diff(gr, res[1], res[0]) == 0.0);
+}
+
 TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vadv][gpu]") {
   TESSERA_GPU_TEST();
   // 1 and 2 levels (edge cases of the sweep), 17 and 80 (partial and whole cp.async groups of 16),
   // 1000 (more than fits in shared memory: the entry point falls back to the portable path).
   const int64_t nz = GENERATE(1, 2, 17, 80, 1000);
-  // Both kernels: the register one (d' in registers up to 80 levels; 1000 falls back) and the staged one
-  // (17: a partial cp.async group, 1000: more than fits on chip, the portable fallback).
-  const std::string kernel = GENERATE(std::string("reg"), std::string("smem"));
+  // Every kernel: the register one (d' in registers up to 80 levels; 1000 falls back), its pipelined
+  // persistent form (with 3 blocks in y each thread overlaps 2-3 columns in mirrored slots; nz < 80
+  // leaves slots unused) and the staged one (17: a partial cp.async group, 1000: more than fits on chip,
+  // the portable fallback).
+  const std::string kernel = GENERATE(std::string("reg"), std::string("pipe"), std::string("smem"));
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).
   const int grid_y = GENERATE(0, 3);

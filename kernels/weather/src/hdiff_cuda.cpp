@@ -38,6 +38,12 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
   const int lane = threadIdx.x;
   const int64_t i = int64_t(blockIdx.x) * kOut - 2 + lane;
   const int64_t js = (int64_t(blockIdx.y) * kWarps + threadIdx.y) * R;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Programmatic dependent launch (no-ops unless launched with the attribute, see launch_strip): let the
+  // next launch in the stream be scheduled now, and touch no memory before the previous one has finished.
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
   if (js >= G.ny) return;  // the whole warp
   const int64_t je = js + R < G.ny ? js + R : G.ny;
   const int64_t sx = G.sx(), lvl = G.plane() * int64_t(blockIdx.z);
@@ -76,7 +82,21 @@ void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const 
   const int64_t strips = (gr.ny + R - 1) / R;
   TESSERA_REQUIRE((strips + kWarps - 1) / kWarps <= 65535, "weather::hdiff_strip: too many rows per rank");
   const dim3 grid(unsigned((gr.nx + kOut - 1) / kOut), unsigned((strips + kWarps - 1) / kWarps), unsigned(gr.nz));
-  hdiff_strip<R><<<grid, dim3(32, kWarps), 0, static_cast<cudaStream_t>(ex.stream)>>>(gr, in, coeff, coeff0, out);
+  // With TESSERA_HDIFF_PDL=1 the launch may start while the previous kernel in the stream drains: its
+  // blocks become resident and wait (griddepcontrol.wait) until that kernel has completed.
+  const char* e = std::getenv("TESSERA_HDIFF_PDL");
+  const bool pdl = e && e[0] == '1';
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(32, kWarps);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = static_cast<cudaStream_t>(ex.stream);
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = pdl ? 1 : 0;
+  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, hdiff_strip<R>, gr, in, coeff, coeff0, out));
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip");
 }
 
