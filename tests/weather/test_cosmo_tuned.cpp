@@ -151,11 +151,9 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   // 1 and 2 levels (edge cases of the sweep), 17 and 80 (partial and whole cp.async groups of 16),
   // 1000 (more than fits in shared memory: the entry point falls back to the portable path).
   const int64_t nz = GENERATE(1, 2, 17, 80, 1000);
-  // Every kernel: the register one (d' in registers up to 80 levels; 1000 falls back), its pipelined
-  // persistent form (with 3 blocks in y each thread overlaps 2-3 columns in mirrored slots; nz < 80
-  // leaves slots unused) and the staged one (17: a partial cp.async group, 1000: more than fits on chip,
-  // the portable fallback).
-  const std::string kernel = GENERATE(std::string("reg"), std::string("pipe"), std::string("smem"));
+  // Both kernels: the register one (d' in registers up to 80 levels; 1000 falls back) and the staged one
+  // (17: a partial cp.async group, 1000: more than fits on chip, the portable fallback).
+  const std::string kernel = GENERATE(std::string("reg"), std::string("smem"));
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).
   const int grid_y = GENERATE(0, 3);

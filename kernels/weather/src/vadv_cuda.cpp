@@ -19,7 +19,9 @@
 // too few warps are resident to cover the chain; the 85 % goal is not met. Tried and dropped: d' through
 // out in L2 (0.32-0.44: its round trip reached DRAM), a producer/consumer pair of warps per 32 columns
 // passing the rows (a, b, c, d) through a shared-memory ring with named barriers (0.42-0.46: four
-// blocks per multiprocessor, the producer's dependent instructions became the chain).
+// blocks per multiprocessor, the producer's dependent instructions became the chain), and a persistent
+// form overlapping each column's backward sweep with the next column's forward sweep in mirrored
+// register slots (0.44 / 0.55 / 0.59: 254 registers, and at 256^2 only ~2 columns per thread).
 #include "cosmo_cuda.hpp"
 
 #if TESSERA_CUDA_COMPILER
@@ -174,88 +176,6 @@ __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, con
   }
 }
 
-// Pipelined register form: persistent blocks, each thread takes a sequence of columns (rows j, j + gy,
-// ...) and runs the backward sweep of one column in the same unrolled loop as the forward sweep of the
-// next, so that every warp has two independent chains to issue from. The storage does not grow: at step
-// u the backward sweep takes level kRegLevels-1-u and the forward sweep level u, and both use the same
-// slot, because consecutive columns store their levels in mirrored order (even columns level k at slot
-// k, odd columns at slot kRegLevels-1-k); the backward sweep reads the slot before the forward sweep
-// overwrites it, and never needs it again. d' slots are registers, c' slots shared memory.
-struct PipeColumn {  // per-thread pointers of one column
-  const double* pin;
-  const double* pw;
-  double* po;
-};
-
-template <bool FwdOdd>
-__device__ __forceinline__ void vadv_pipe_pass(const VadvStep& S, int nz, int64_t plane, bool fwd, bool bwd,
-                                               const PipeColumn& F, const PipeColumn& B, double* cps,
-                                               double (&dp)[kRegLevels]) {
-  // forward state of column F
-  double rphi[kRegAhead], rw[kRegAhead];
-#pragma unroll
-  for (int m = 0; m < kRegAhead; ++m) {
-    const bool ok = fwd && m + 1 < nz;
-    rphi[m] = ok ? __ldcs(F.pin + plane * (m + 1)) : 0.0;
-    rw[m] = ok ? __ldcs(F.pw + plane * m) : 0.0;
-  }
-  const double* lphi = F.pin + plane * (kRegAhead + 1);
-  const double* lw = F.pw + plane * kRegAhead;
-  double wm = 0.0, phim = 0.0, cpm = 0.0, dpm = 0.0;
-  double phi = fwd ? __ldcs(F.pin) : 0.0;
-  // backward state of column B
-  double x = 0.0;
-  double* o = B.po + plane * (nz - 1);
-#pragma unroll
-  for (int u = 0; u < kRegLevels; ++u) {
-    const int slot = FwdOdd ? kRegLevels - 1 - u : u;
-    const int kb = kRegLevels - 1 - u;  // backward level
-    if (bwd && kb < nz) {
-      x = kb == nz - 1 ? dp[slot] : VadvStep::back(dp[slot], cps[slot * kCols], x);
-      __stcs(o, x);
-      o -= plane;
-    }
-    if (fwd && u < nz) {
-      const double wp = rw[u % kRegAhead], phip = rphi[u % kRegAhead];
-      const bool more = u + kRegAhead + 1 < nz;
-      rphi[u % kRegAhead] = more ? __ldcs(lphi) : 0.0;
-      rw[u % kRegAhead] = more ? __ldcs(lw) : 0.0;
-      lphi += plane;
-      lw += plane;
-      S.forward(wm, wp, phim, phi, phip, cpm, dpm);
-      cps[slot * kCols] = cpm;
-      dp[slot] = dpm;
-      wm = wp;
-      phim = phi;
-      phi = phip;
-    }
-  }
-}
-
-__global__ void __launch_bounds__(kCols) vadv_column_pipe(Grid G, VadvStep S, const double* __restrict__ in,
-                                                          const double* __restrict__ w, double* __restrict__ out) {
-  extern __shared__ double s_cp[];  // [kRegLevels][kCols]: c' slots
-  const int lane = threadIdx.x;
-  const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
-  const int64_t i = int64_t(blockIdx.x) * kCols + lane;
-  if (i >= G.nx) return;
-  const int64_t plane = G.plane();
-  double* cps = s_cp + lane;
-  double dp[kRegLevels];
-  const int64_t rows = (G.ny - 1 - blockIdx.y) / gridDim.y + 1;  // columns this thread takes
-  auto column = [&](int64_t t) {
-    const int64_t n0 = G.idx(i, blockIdx.y + t * gridDim.y);
-    return PipeColumn{in + n0, w + n0, out + n0};
-  };
-  PipeColumn prev = column(0);
-  for (int64_t t = 0; t <= rows; ++t) {
-    const PipeColumn cur = t < rows ? column(t) : prev;
-    if (t & 1) vadv_pipe_pass<true>(S, nz, plane, t < rows, t > 0, cur, prev, cps, dp);
-    else vadv_pipe_pass<false>(S, nz, plane, t < rows, t > 0, cur, prev, cps, dp);
-    prev = cur;
-  }
-}
-
 // Raise a kernel's dynamic shared-memory limit to `bytes` (once per increase) and prefer shared memory
 // over L1 in the carveout.
 template <class Kernel>
@@ -281,10 +201,9 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   // forces one where it fits (read per call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   const std::string want = e && *e ? e : "auto";
-  if (want != "auto" && want != "reg" && want != "pipe" && want != "smem")
-    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected auto, reg, pipe or smem");
+  if (want != "auto" && want != "reg" && want != "smem")
+    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected auto, reg or smem");
   const bool reg = want != "smem" && gr.nz <= kRegLevels;
-  const bool pipe = reg && want == "pipe";
   const size_t bytes = size_t(reg ? 1 : 2) * size_t(gr.nz) * kCols * sizeof(double);
   if (gr.nz > 65535 || bytes > size_t(optin)) return false;  // portable path (c' through scratch)
   // Blocks in y: one per row j up to 65535 (more rows: each block loops over several);
@@ -294,25 +213,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const dim3 grid(unsigned((gr.nx + kCols - 1) / kCols), unsigned(gy));
   const cudaStream_t s = static_cast<cudaStream_t>(ex.stream);
   const VadvStep S = VadvStep::make(vp);
-  if (pipe) {
-    // Persistent: as many blocks in y as fill the device once, each looping over its rows.
-    static int per_sm = 0, sms = 0;
-    if (per_sm == 0) {
-      int dev = 0;
-      TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
-      TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-      const size_t pb = size_t(kRegLevels) * kCols * sizeof(double);
-      TESSERA_CUDA_CHECK(cudaFuncSetAttribute(vadv_column_pipe, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pb)));
-      TESSERA_CUDA_CHECK(cudaFuncSetAttribute(vadv_column_pipe, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                              cudaSharedmemCarveoutMaxShared));
-      TESSERA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, vadv_column_pipe, kCols, pb));
-      per_sm = std::max(per_sm, 1);
-    }
-    const int64_t gx = grid.x, fill = int64_t(per_sm) * sms;
-    const int64_t py = std::max<int64_t>(1, std::min<int64_t>(int64_t(grid.y), (fill + gx - 1) / gx));
-    vadv_column_pipe<<<dim3(grid.x, unsigned(py)), kCols, size_t(kRegLevels) * kCols * sizeof(double), s>>>(gr, S, in, w,
-                                                                                                      out);
-  } else if (reg) {
+  if (reg) {
     static size_t raised = 0;
     allow_smem(vadv_column_reg, bytes, raised);
     vadv_column_reg<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
@@ -321,7 +222,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     allow_smem(vadv_column_smem, bytes, raised);
     vadv_column_smem<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
   }
-  TESSERA_CUDA_CHECK_LAUNCH(pipe ? "weather::vadv_column_pipe" : reg ? "weather::vadv_column_reg" : "weather::vadv_column_smem");
+  TESSERA_CUDA_CHECK_LAUNCH(reg ? "weather::vadv_column_reg" : "weather::vadv_column_smem");
   return true;
 }
 
