@@ -13,9 +13,19 @@ using Catch::Approx;
 #define TESSERA_CATCH3 0
 #endif
 
+#include <cstdlib>
 #include <string>
 
 namespace tessera::test {
+// Sets an environment variable for one scope (the kernel-variant knobs of the tuned paths, read per call)
+// and unsets it on exit.
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(const char* n, const std::string& v) : name(n) { setenv(n, v.c_str(), 1); }
+  ~ScopedEnv() { unsetenv(name.c_str()); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+};
 // GPU tests: on a machine with a GPU they run; without one they skip, unless the environment sets
 // TESSERA_REQUIRE_GPU=1 (the GPU machine's script does), in which case a missing GPU fails the test.
 bool gpu_or_skip();

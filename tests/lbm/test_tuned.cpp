@@ -56,11 +56,8 @@ std::vector<uint8_t> sparse_flags(const GridLayout& g, bool ghost_walls, unsigne
 }
 
 // Selects the pair kernel for the lifetime of the guard (the kernel reads TESSERA_LBM_PAIR at every step).
-struct PairOn {
-  PairOn() { setenv("TESSERA_LBM_PAIR", "on", 1); }
-  ~PairOn() { unsetenv("TESSERA_LBM_PAIR"); }
-  PairOn(const PairOn&) = delete;
-  PairOn& operator=(const PairOn&) = delete;
+struct PairOn : tessera::test::ScopedEnv {
+  PairOn() : ScopedEnv("TESSERA_LBM_PAIR", "on") {}
 };
 
 struct Case {

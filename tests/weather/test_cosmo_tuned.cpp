@@ -1,12 +1,11 @@
-// The tuned CUDA COSMO stencils (hdiff whole-strip warps, vadv staged, register and warp-specialised forms) against the portable
-// forms: bit for bit on the device, to rounding against the host (FMA contraction on the device), on
+// The tuned CUDA COSMO stencils (hdiff whole-strip warps with and without programmatic dependent launch,
+// vadv register and staged forms) against the portable forms: bit for bit on the device, to rounding against the host (FMA contraction on the device), on
 // random inputs, partial warps and strips, every ghost-fill kind (periodic, walls on x, y or both), with a
 // coefficient field and a constant coefficient, and columns from 1 level to more than fit on chip
 // (the portable fallback). On the host: the portable hdiff against the staged reference for every
 // ghost-fill kind.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -19,6 +18,7 @@
 using namespace tessera;
 using namespace tessera::weather;
 using namespace tessera::weather::test;
+using tessera::test::ScopedEnv;
 
 namespace {
 
@@ -50,15 +50,6 @@ std::vector<double> random_with_ghosts(const Grid& gr, int kind, unsigned seed) 
   scalar_fill_ghosts_local(host, gr, boundary_kind(kind), a.data());
   return std::vector<double>(a.begin(), a.end());
 }
-
-// Sets an environment variable (a kernel-variant knob of the tuned paths) for one scope.
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char* n, const std::string& v) : name(n) { setenv(n, v.c_str(), 1); }
-  ~ScopedEnv() { unsetenv(name.c_str()); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-};
 
 }  // namespace
 

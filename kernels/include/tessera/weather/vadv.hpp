@@ -66,7 +66,7 @@ struct VadvStep {
     dp = (q.d - q.a * dp) * m;
 #endif
   }
-  // Both at level k (the sequential kernels); the warp-specialised kernel splits them between warps.
+  // Both at level k: what every kernel (portable, staged, register form) runs per level.
   TESSERA_HD void forward(double wm, double wp, double phim, double phi, double phip, double& cp, double& dp) const {
     eliminate(row(wm, wp, phim, phi, phip), cp, dp);
   }
