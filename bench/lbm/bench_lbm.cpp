@@ -36,6 +36,10 @@ std::vector<std::string> split(const std::string& s) {
   while (std::getline(ss, x, ',')) r.push_back(x);
   return r;
 }
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -126,7 +130,9 @@ int main(int argc, char** argv) {
         r.set("benchmark", "lbm_stream_collide").set("lattice", ls).set("precision", ps).set("collision", collision)
             .set("kernel", kernel).set("box", box).set("memory", std::string(to_string(s.memkind())))
             // the opt-in pair kernel's switch (docs/performance.md, LBM item 6), as the run saw it
-            .set("TESSERA_LBM_PAIR", std::string(std::getenv("TESSERA_LBM_PAIR") ? std::getenv("TESSERA_LBM_PAIR") : ""))
+            .set("TESSERA_LBM_PAIR", env_or_empty("TESSERA_LBM_PAIR"))
+            // the opt-in staged kernel's switch (tuned_staged_cuda.cpp)
+            .set("TESSERA_LBM_STAGED", env_or_empty("TESSERA_LBM_STAGED"))
             .set("n", static_cast<long long>(n)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)
             .set("bytes_per_cell", bytes).set("gb_per_s", mlups * 1e6 * bytes / 1e9)

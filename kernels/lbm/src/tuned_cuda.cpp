@@ -195,6 +195,7 @@ void tuned_dispatch(const exec::Exec& ex, LatticeState& s, const CollisionParams
 
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   TESSERA_REQUIRE(ex.on_device(), "the tuned LBM kernel runs on the GPU only: use --device gpu or the reference path");
+  if (tuned_staged_step(ex, s, p)) return;  // populations staged by bulk copies (tuned_staged_cuda.cpp)
   if (tuned_pair_step(ex, s, p)) return;  // two cells per thread where the layout allows (tuned_pair_cuda.cpp)
   tuned_dispatch(ex, s, p, nullptr);
 }

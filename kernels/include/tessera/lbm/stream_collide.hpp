@@ -110,17 +110,12 @@ struct StepArgs {
   bool odd = false;
 };
 
-// One fused stream-collide update of fluid cell c: load (streaming), collide (with forcing), store.
-// The wall table is a separate argument so the tuned CUDA kernel can pass one in constant memory.
+// The second half of update_cell: the populations fq of cell c are loaded (free: an odd step of a cell
+// flagged kNoWallNeighbour); collide (with forcing) and store. The staged CUDA kernel
+// (tuned_staged_cuda.cpp) loads fq its own way and calls this, so both give the same bits.
 template <class L, class S, CollisionKind K, class A>
-TESSERA_HD inline void update_cell(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
-                                   const WallTable& walls, int64_t c) {
-  A fq[L::Q];
-  const bool free = a.odd && (flags[c] & kNoWallNeighbour);
-  if (free)
-    aa_load_odd_free<L, S, A>(f, a.grid, c, fq);
-  else
-    aa_load<L, S, A>(f, flags, a.grid, a.odd, walls, c, fq);
+TESSERA_HD inline void collide_store_cell(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
+                                          const WallTable& walls, int64_t c, bool free, A (&fq)[L::Q]) {
   A Fx = a.Fx, Fy = a.Fy, Fz = a.Fz;
   if (a.force) {
     const int64_t n = a.grid.cells();
@@ -133,6 +128,20 @@ TESSERA_HD inline void update_cell(S* __restrict__ f, const uint8_t* __restrict_
     aa_store_odd_free<L, S, A>(f, a.grid, c, fq);
   else
     aa_store<L, S, A>(f, flags, a.grid, a.odd, walls, c, fq);
+}
+
+// One fused stream-collide update of fluid cell c: load (streaming), collide (with forcing), store.
+// The wall table is a separate argument so the tuned CUDA kernel can pass one in constant memory.
+template <class L, class S, CollisionKind K, class A>
+TESSERA_HD inline void update_cell(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
+                                   const WallTable& walls, int64_t c) {
+  A fq[L::Q];
+  const bool free = a.odd && (flags[c] & kNoWallNeighbour);
+  if (free)
+    aa_load_odd_free<L, S, A>(f, a.grid, c, fq);
+  else
+    aa_load<L, S, A>(f, flags, a.grid, a.odd, walls, c, fq);
+  collide_store_cell<L, S, K, A>(f, flags, a, walls, c, free, fq);
 }
 
 // Populations f_q(x) of an open-boundary cell (local interior (i, j, k), padded index c) before
