@@ -70,7 +70,7 @@ struct Case {
 // sub-box launch, whatever nx.
 std::vector<double> run(LatticeKind k, Precision pr, CollisionKind ck, KernelPath path, const Case& cs, int steps,
                         bool flag_bit = true, bool* pair_used = nullptr, int64_t split = 0,
-                        bool* staged_used = nullptr) {
+                        bool* staged_used = nullptr, bool forced = true) {
   const GridLayout g = grid_for(k, cs.nx, cs.ny, cs.nz);
   const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
   LatticeState s(k, pr, g, exec::Space::Device);
@@ -79,7 +79,7 @@ std::vector<double> run(LatticeKind k, Precision pr, CollisionKind ck, KernelPat
   else  // without kNoWallNeighbour: every cell reads its neighbours' flags (wall links found one by one)
     copy_n(s.flags(), s.memkind(), fl.data(), MemKind::Host, fl.size());
   write_slots(s, k == LatticeKind::D3Q19 ? random_pops<D3Q19>(g, 32) : random_pops<D3Q27>(g, 32));
-  {  // a per-cell force field on top of the uniform one
+  if (forced) {  // a per-cell force field on top of the uniform one
     std::mt19937 rng(33);
     std::uniform_real_distribution<float> d(-2e-4f, 2e-4f);
     std::vector<float> h(std::size_t(3 * g.cells()));
@@ -88,7 +88,8 @@ std::vector<double> run(LatticeKind k, Precision pr, CollisionKind ck, KernelPat
   }
   if (pair_used) *pair_used = lbm::detail::tuned_pair_applicable(s) && ck == CollisionKind::BGK;
   if (staged_used) *staged_used = lbm::detail::tuned_staged_applicable(s);
-  const CollisionParams p = test_params(ck, ck == CollisionKind::Regularized ? 0.15 : 0.0);
+  CollisionParams p = test_params(ck, ck == CollisionKind::Regularized ? 0.15 : 0.0);
+  if (!forced) p.force[0] = p.force[1] = p.force[2] = 0.0;  // no force at all: the kernels drop the terms
   const exec::Exec ex(exec::Space::Device);
   for (int t = 0; t < steps; ++t) {
     if (split > 0) {
@@ -166,6 +167,37 @@ TEST_CASE("pair kernel equals the one-cell kernel bit for bit", "[lbm][gpu]") {
         REQUIRE(pair);
         REQUIRE(whole == boxes);
       }
+}
+
+// Steps without any force take kernels compiled without the force terms (collide<..., kForce = false>),
+// and lattices with Q * cells < 2^32 the 32-bit index form of the one-cell kernel. Against the
+// reference; and equal to the 64-bit form (TESSERA_LBM_INDEX=64), to the same step with the force terms
+// kept at zero force (TESSERA_LBM_FORCE_TERMS=1: the same values, a zero's sign aside) and to the
+// sub-box launches (whole == boxes compares values, so -0 == +0).
+TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the reference's values", "[lbm][gpu]") {
+  TESSERA_GPU_TEST();
+  for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
+    for (Precision pr : {Precision::FP32, Precision::FP16})
+      for (CollisionKind ck : kCollisions)
+        for (const Case& cs : kCases)
+          for (bool forced : {false, true}) {
+            INFO(to_string(k) << " " << to_string(pr) << " " << to_string(ck) << " nx " << cs.nx << " forced "
+                              << forced);
+            const int steps = 3;
+            const auto ref = run(k, pr, ck, KernelPath::Reference, cs, steps, true, nullptr, 0, nullptr, forced);
+            const auto tun = run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, nullptr, forced);
+            REQUIRE(max_diff(ref, tun) < tol(pr));
+            const auto boxes = run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 2, nullptr, forced);
+            REQUIRE(tun == boxes);
+            {
+              const tessera::test::ScopedEnv wide("TESSERA_LBM_INDEX", "64");
+              REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, nullptr, forced));
+            }
+            if (!forced) {
+              const tessera::test::ScopedEnv terms("TESSERA_LBM_FORCE_TERMS", "1");
+              REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, nullptr, forced));
+            }
+          }
 }
 
 // The staged kernel (tuned_staged_cuda.cpp, opt-in): against the portable reference, and bit for bit

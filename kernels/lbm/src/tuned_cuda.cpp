@@ -43,7 +43,8 @@ constexpr int min_blocks() {
 // (288 bytes of local memory traffic per cell, seen with ncu/cuobjdump); constant memory is indexable.
 __constant__ WallTable c_walls;
 
-template <class L, class S, CollisionKind K, int BX, int MB>
+// KF: the step has a force (uniform or per-cell); false drops the force terms (collide_cell).
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a) {
   const int64_t i = int64_t(blockIdx.x) * BX + threadIdx.x;
@@ -51,8 +52,63 @@ __global__ void __launch_bounds__(BX, MB)
   const int64_t c = a.grid.cell(i, blockIdx.y, blockIdx.z);
   if (!is_fluid(__ldg(flags + c))) return;
   // Same per-cell physics as the portable reference (StreamCollideAA), wall table from constant memory.
-  update_cell<L, S, K>(f, flags, a, c_walls, c);
+  update_cell<L, S, K, typename Storage<S>::Real, KF>(f, flags, a, c_walls, c);
 }
+
+// The same kernel with 32-bit index arithmetic, for lattices with Q * cells < 2^32 (D3Q19 up to ~600^3
+// cells per rank, D3Q27 up to ~540^3). Element indices q * n + c +- offset(c_q) are formed in 32 bits from
+// n, px and px * py, so an address costs an integer multiply-add and one wide multiply-add instead of
+// 64-bit products and adds: ncu showed the 64-bit form issuing ~800 instructions per cell, half the
+// scheduler's issue slots. Even steps and odd steps of kNoWallNeighbour cells take the 32-bit loads and
+// stores; cells next to a wall keep the generic aa_load / aa_store; all collide with collide_cell, the
+// reference's collision, so the bits are the one-cell kernel's (tests/lbm/test_tuned.cpp).
+struct Geom32 {
+  uint32_t nx, px, py, n, pxy;
+};
+
+template <class L>
+__device__ inline uint32_t offset32(int q, const Geom32& g) {
+  const int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
+  return uint32_t(cx) + (cy > 0 ? g.px : (cy < 0 ? 0u - g.px : 0u)) + (cz > 0 ? g.pxy : (cz < 0 ? 0u - g.pxy : 0u));
+}
+
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
+__global__ void __launch_bounds__(BX, MB)
+    stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
+                           Geom32 g) {
+  using A = typename Storage<S>::Real;
+  constexpr int Q = L::Q;
+  const uint32_t i = blockIdx.x * uint32_t(BX) + threadIdx.x;
+  if (i >= g.nx) return;
+  const uint32_t c = (i + 1u) + g.px * ((blockIdx.y + 1u) + g.py * (blockIdx.z + 1u));
+  const uint8_t fl = __ldg(flags + c);
+  if (!is_fluid(fl)) return;
+  const bool odd = a.odd, free = odd && (fl & kNoWallNeighbour);
+  A fq[Q];
+  if (!odd) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(f[uint32_t(q) * g.n + c]));
+  } else if (free) {
+    fq[0] = A(Storage<S>::load(f[c]));
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; ++q) fq[q] = A(Storage<S>::load(f[uint32_t(opposite(q)) * g.n + (c - offset32<L>(q, g))]));
+  } else {
+    aa_load<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
+  }
+  collide_cell<L, K, A, KF>(a, int64_t(c), fq);
+  if (!odd) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) f[uint32_t(opposite(q)) * g.n + c] = Storage<S>::store(fq[q]);
+  } else if (free) {
+    f[c] = Storage<S>::store(fq[0]);
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; ++q) f[uint32_t(q) * g.n + (c + offset32<L>(q, g))] = Storage<S>::store(fq[q]);
+  } else {
+    aa_store<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
+  }
+}
+
+bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells()) < (uint64_t(1) << 32); }
 
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
 // the whole-box kernel, which stays untouched (its launch was tuned). Wide boxes (the interior, slabs
@@ -63,7 +119,7 @@ struct BoxLaunch {
   bool flat;
 };
 
-template <class L, class S, CollisionKind K, int BX, int MB>
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB) stream_collide_tuned_box(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                    StepArgs<typename Storage<S>::Real> a, BoxLaunch b) {
   int64_t i, j, k;
@@ -82,7 +138,12 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_tuned_box(S* __restrict
   }
   const int64_t c = a.grid.cell(i, j, k);
   if (!is_fluid(__ldg(flags + c))) return;
-  update_cell<L, S, K>(f, flags, a, c_walls, c);
+  update_cell<L, S, K, typename Storage<S>::Real, KF>(f, flags, a, c_walls, c);
+}
+
+// Whether the step has a force: a uniform one or a per-cell field.
+bool has_force(const LatticeState& s, const CollisionParams& p) {
+  return p.force[0] != 0 || p.force[1] != 0 || p.force[2] != 0 || s.force_field_or_null() != nullptr;
 }
 
 template <class L, class S, CollisionKind K>
@@ -97,7 +158,10 @@ void launch_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p,
   const dim3 grid = b.flat ? dim3(unsigned((b.volume + BX - 1) / BX))
                            : dim3(unsigned((b.n0 + BX - 1) / BX), unsigned(box.extent(1)), unsigned(box.extent(2)));
   TESSERA_REQUIRE(!b.flat || (b.volume + BX - 1) / BX <= 2147483647, "tuned LBM kernel: sub-box too large for a flat launch");
-  stream_collide_tuned_box<L, S, K, BX, MB><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, b);
+  if (has_force(s, p))
+    stream_collide_tuned_box<L, S, K, BX, MB, true><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, b);
+  else
+    stream_collide_tuned_box<L, S, K, BX, MB, false><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, b);
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_tuned_box");
 }
 
@@ -109,10 +173,27 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   const StepArgs<A> a = detail::make_step_args<A>(s, p);
   const auto st = static_cast<cudaStream_t>(ex.stream);
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
+  // TESSERA_LBM_INDEX=64 keeps the 64-bit form where the 32-bit one applies (measurement only).
+  const char* ix = std::getenv("TESSERA_LBM_INDEX");
+  const bool use32 = fits32(g, L::Q) && !(ix && std::string(ix) == "64");
+  // TESSERA_LBM_FORCE_TERMS=1 keeps the force terms in a step without force (measurement only).
+  const char* ft = std::getenv("TESSERA_LBM_FORCE_TERMS");
+  const bool force = has_force(s, p) || (ft && std::string(ft) == "1");
   auto go = [&](auto bx, auto mb) {
     constexpr int BX = decltype(bx)::value, MB = decltype(mb)::value;
     const dim3 grid(unsigned((g.nx + BX - 1) / BX), unsigned(g.ny), unsigned(g.nz));
-    stream_collide_tuned<L, S, K, BX, MB><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a);
+    auto run = [&](auto kf) {
+      constexpr bool KF = decltype(kf)::value;
+      if (use32) {
+        const Geom32 g32{uint32_t(g.nx), uint32_t(g.px()), uint32_t(g.py()), uint32_t(g.cells()),
+                         uint32_t(g.px() * g.py())};
+        stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32);
+      } else {
+        stream_collide_tuned<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a);
+      }
+    };
+    if (force) run(std::true_type{});
+    else run(std::false_type{});
   };
   using std::integral_constant;
 #ifdef TESSERA_LBM_LAUNCH_VARIANTS

@@ -110,12 +110,17 @@ struct StepArgs {
   bool odd = false;
 };
 
-// The second half of update_cell: the populations fq of cell c are loaded (free: an odd step of a cell
-// flagged kNoWallNeighbour); collide (with forcing) and store. The staged CUDA kernel
-// (tuned_staged_cuda.cpp) loads fq its own way and calls this, so both give the same bits.
-template <class L, class S, CollisionKind K, class A>
-TESSERA_HD inline void collide_store_cell(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
-                                          const WallTable& walls, int64_t c, bool free, A (&fq)[L::Q]) {
+// The collision of update_cell: forcing (uniform plus the optional per-cell field) and collide(), on the
+// loaded populations fq of cell c. The tuned CUDA kernels load and store their own way and call this, so
+// they give the reference's bits. kForce = false (the caller has checked that the step has no force:
+// no uniform force, no force field) leaves the force terms out, with the same values up to the sign of
+// an exact zero.
+template <class L, CollisionKind K, class A, bool kForce = true>
+TESSERA_HD inline void collide_cell(const StepArgs<A>& a, int64_t c, A (&fq)[L::Q]) {
+  if constexpr (!kForce) {
+    collide<L, K, A, false>(fq, a.relax, A(0), A(0), A(0));
+    return;
+  }
   A Fx = a.Fx, Fy = a.Fy, Fz = a.Fz;
   if (a.force) {
     const int64_t n = a.grid.cells();
@@ -124,6 +129,15 @@ TESSERA_HD inline void collide_store_cell(S* __restrict__ f, const uint8_t* __re
     Fz += A(a.force[2 * n + c]);
   }
   collide<L, K, A>(fq, a.relax, Fx, Fy, Fz);
+}
+
+// The second half of update_cell: the populations fq of cell c are loaded (free: an odd step of a cell
+// flagged kNoWallNeighbour); collide (with forcing) and store. The staged CUDA kernel
+// (tuned_staged_cuda.cpp) loads fq its own way and calls this.
+template <class L, class S, CollisionKind K, class A, bool kForce = true>
+TESSERA_HD inline void collide_store_cell(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
+                                          const WallTable& walls, int64_t c, bool free, A (&fq)[L::Q]) {
+  collide_cell<L, K, A, kForce>(a, c, fq);
   if (free)
     aa_store_odd_free<L, S, A>(f, a.grid, c, fq);
   else
@@ -132,7 +146,7 @@ TESSERA_HD inline void collide_store_cell(S* __restrict__ f, const uint8_t* __re
 
 // One fused stream-collide update of fluid cell c: load (streaming), collide (with forcing), store.
 // The wall table is a separate argument so the tuned CUDA kernel can pass one in constant memory.
-template <class L, class S, CollisionKind K, class A>
+template <class L, class S, CollisionKind K, class A, bool kForce = true>
 TESSERA_HD inline void update_cell(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
                                    const WallTable& walls, int64_t c) {
   A fq[L::Q];
@@ -141,7 +155,7 @@ TESSERA_HD inline void update_cell(S* __restrict__ f, const uint8_t* __restrict_
     aa_load_odd_free<L, S, A>(f, a.grid, c, fq);
   else
     aa_load<L, S, A>(f, flags, a.grid, a.odd, walls, c, fq);
-  collide_store_cell<L, S, K, A>(f, flags, a, walls, c, free, fq);
+  collide_store_cell<L, S, K, A, kForce>(f, flags, a, walls, c, free, fq);
 }
 
 // Populations f_q(x) of an open-boundary cell (local interior (i, j, k), padded index c) before
