@@ -6,7 +6,6 @@ list(APPEND TESSERA_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/lattice_d3q19.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lattice_d3q27.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tuned_cuda.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/tuned_pair_cuda.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/tuned_staged_cuda.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/src/tuned_pair_cuda.cpp)
 # Interpolated (Bouzidi) bounce-back: link search, the pass after each step and the force correction.
 list(APPEND TESSERA_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/interpolated_bounce_back.cpp)

@@ -25,8 +25,7 @@
 #include "tessera/core/buffer.hpp"
 
 namespace tessera::lbm::detail {
-bool tuned_pair_applicable(const LatticeState& s);    // kernels/lbm/src/lattice_ops.hpp
-bool tuned_staged_applicable(const LatticeState& s);  // kernels/lbm/src/lattice_ops.hpp
+bool tuned_pair_applicable(const LatticeState& s);  // kernels/lbm/src/lattice_ops.hpp
 }
 
 using namespace tessera;
@@ -70,7 +69,7 @@ struct Case {
 // sub-box launch, whatever nx.
 std::vector<double> run(LatticeKind k, Precision pr, CollisionKind ck, KernelPath path, const Case& cs, int steps,
                         bool flag_bit = true, bool* pair_used = nullptr, int64_t split = 0,
-                        bool* staged_used = nullptr, bool forced = true) {
+                        bool forced = true) {
   const GridLayout g = grid_for(k, cs.nx, cs.ny, cs.nz);
   const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
   LatticeState s(k, pr, g, exec::Space::Device);
@@ -87,7 +86,6 @@ std::vector<double> run(LatticeKind k, Precision pr, CollisionKind ck, KernelPat
     copy_n(s.force_field(), s.memkind(), h.data(), MemKind::Host, h.size());
   }
   if (pair_used) *pair_used = lbm::detail::tuned_pair_applicable(s) && ck == CollisionKind::BGK;
-  if (staged_used) *staged_used = lbm::detail::tuned_staged_applicable(s);
   CollisionParams p = test_params(ck, ck == CollisionKind::Regularized ? 0.15 : 0.0);
   if (!forced) p.force[0] = p.force[1] = p.force[2] = 0.0;  // no force at all: the kernels drop the terms
   const exec::Exec ex(exec::Space::Device);
@@ -184,52 +182,19 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
             INFO(to_string(k) << " " << to_string(pr) << " " << to_string(ck) << " nx " << cs.nx << " forced "
                               << forced);
             const int steps = 3;
-            const auto ref = run(k, pr, ck, KernelPath::Reference, cs, steps, true, nullptr, 0, nullptr, forced);
-            const auto tun = run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, nullptr, forced);
+            const auto ref = run(k, pr, ck, KernelPath::Reference, cs, steps, true, nullptr, 0, forced);
+            const auto tun = run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced);
             REQUIRE(max_diff(ref, tun) < tol(pr));
-            const auto boxes = run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 2, nullptr, forced);
+            const auto boxes = run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 2, forced);
             REQUIRE(tun == boxes);
             {
               const tessera::test::ScopedEnv wide("TESSERA_LBM_INDEX", "64");
-              REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, nullptr, forced));
+              REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
             if (!forced) {
               const tessera::test::ScopedEnv terms("TESSERA_LBM_FORCE_TERMS", "1");
-              REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, nullptr, forced));
+              REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
-          }
-}
-
-// The staged kernel (tuned_staged_cuda.cpp, opt-in): against the portable reference, and bit for bit
-// against the one-cell kernel (the sub-box launches of a split step), for every lattice, precision and
-// collision model. Rows of 300 and 257 cells make tiles of 128 cells with a partial last one;
-// TESSERA_LBM_STAGED_GRID caps the blocks so that each walks many tiles through its ring of stages
-// (both mbarrier parities); the pipeline variants run too (BGK).
-TEST_CASE("staged kernel matches the reference and the one-cell kernel bit for bit", "[lbm][gpu]") {
-  TESSERA_GPU_TEST();
-  const Case cases[] = {{300, 5, 4, true}, {257, 4, 3, false}, {37, 8, 5, true}, {62, 6, 5, false}};
-  for (const char* grid : {"5", "0"})
-    for (const char* variant : {"on", "128x3", "128x6", "256x3"})
-      for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
-        for (Precision pr : {Precision::FP32, Precision::FP16})
-          for (CollisionKind ck : kCollisions) {
-            if (std::string(variant) != "on" && ck != CollisionKind::BGK) continue;
-            for (const Case& cs : cases)
-              for (bool flag_bit : {true, false}) {
-                INFO(to_string(k) << " " << to_string(pr) << " " << to_string(ck) << " nx " << cs.nx << " variant "
-                                  << variant << " grid cap " << grid << " flag bit " << flag_bit);
-                const tessera::test::ScopedEnv on("TESSERA_LBM_STAGED", variant), cap("TESSERA_LBM_STAGED_GRID", grid);
-                bool staged = false;
-                const int steps = 3;
-                const auto tun = run(k, pr, ck, KernelPath::Tuned, cs, steps, flag_bit, nullptr, 0, &staged);
-                const auto one = run(k, pr, ck, KernelPath::Tuned, cs, steps, flag_bit, nullptr, 2);
-                REQUIRE(staged);
-                REQUIRE(tun == one);
-                if (flag_bit && std::string(grid) == "5") {
-                  const auto ref = run(k, pr, ck, KernelPath::Reference, cs, steps);
-                  REQUIRE(max_diff(ref, tun) < tol(pr));
-                }
-              }
           }
 }
 

@@ -29,10 +29,5 @@ void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams
 // Q * cells >= 2^32), and tuned_step then runs the one-cell kernel.
 bool tuned_pair_applicable(const LatticeState& s);
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
-// The staged kernel (tuned_staged_cuda.cpp: populations brought into shared memory by bulk copies,
-// compute capability 9+) for a whole-box step, opt-in (TESSERA_LBM_STAGED=on): false where it is not
-// selected or does not apply (2-D, fp64, older GPUs); tuned_step then tries the pair kernel.
-bool tuned_staged_applicable(const LatticeState& s);
-bool tuned_staged_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 
 }  // namespace tessera::lbm::detail

@@ -79,9 +79,7 @@ LatticeState::LatticeState(LatticeKind lattice, Precision precision, GridLayout 
                       exec::to_string(space) + " run (device runs: device or managed; host runs: host, pinned or "
                       "managed)");
   const std::size_t n = std::size_t(grid.cells());
-  // Rounded up to 16 bytes: the staged CUDA kernel copies 16-byte aligned runs (tuned_staged_cuda.cpp).
-  const std::size_t pop_bytes = n * std::size_t(q()) * std::size_t(precision_bytes(precision));
-  pops_ = Buffer<unsigned char>((pop_bytes + 15) / 16 * 16, mk, "lbm::populations");
+  pops_ = Buffer<unsigned char>(n * std::size_t(q()) * std::size_t(precision_bytes(precision)), mk, "lbm::populations");
   flags_ = Buffer<uint8_t>(n, mk, "lbm::flags");
   flags_.zero();
   pops_.zero();

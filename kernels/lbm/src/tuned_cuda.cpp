@@ -56,12 +56,15 @@ __global__ void __launch_bounds__(BX, MB)
 }
 
 // The same kernel with 32-bit index arithmetic, for lattices with Q * cells < 2^32 (D3Q19 up to ~600^3
-// cells per rank, D3Q27 up to ~540^3). Element indices q * n + c +- offset(c_q) are formed in 32 bits from
-// n, px and px * py, so an address costs an integer multiply-add and one wide multiply-add instead of
-// 64-bit products and adds: ncu showed the 64-bit form issuing ~800 instructions per cell, half the
-// scheduler's issue slots. Even steps and odd steps of kNoWallNeighbour cells take the 32-bit loads and
-// stores; cells next to a wall keep the generic aa_load / aa_store; all collide with collide_cell, the
-// reference's collision, so the bits are the one-cell kernel's (tests/lbm/test_tuned.cpp).
+// cells per rank, D3Q27 up to ~540^3), used for fp16 storage. Element indices q * n + c +- offset(c_q)
+// are formed in 32 bits from n, px and px * py, so an address costs an integer add or multiply-add and
+// one wide multiply-add instead of 64-bit products and adds. With the force-free collision (KF = false)
+// the fp16 kernel went from ~770 to ~400 issued instructions per cell and from 25,300 to 34,200 MLUPs/s
+// at 256^3 (docs/performance.md); fp32, bound by memory latency rather than issue, measured 2 % slower
+// with it and keeps the 64-bit form. Even steps and odd steps of kNoWallNeighbour cells take the 32-bit
+// loads and stores; cells next to a wall keep the generic aa_load / aa_store; all collide with
+// collide_cell, the reference's collision, so the values are the one-cell kernel's
+// (tests/lbm/test_tuned.cpp).
 struct Geom32 {
   uint32_t nx, px, py, n, pxy;
 };
@@ -173,9 +176,10 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   const StepArgs<A> a = detail::make_step_args<A>(s, p);
   const auto st = static_cast<cudaStream_t>(ex.stream);
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
-  // TESSERA_LBM_INDEX=64 keeps the 64-bit form where the 32-bit one applies (measurement only).
+  // fp16 storage takes the 32-bit form where it applies; fp32 keeps the 64-bit one, which measured 2 %
+  // faster (docs/performance.md). TESSERA_LBM_INDEX=64 forces the 64-bit form (tests, measurement).
   const char* ix = std::getenv("TESSERA_LBM_INDEX");
-  const bool use32 = fits32(g, L::Q) && !(ix && std::string(ix) == "64");
+  const bool use32 = std::is_same_v<S, half_t> && fits32(g, L::Q) && !(ix && std::string(ix) == "64");
   // TESSERA_LBM_FORCE_TERMS=1 keeps the force terms in a step without force (measurement only).
   const char* ft = std::getenv("TESSERA_LBM_FORCE_TERMS");
   const bool force = has_force(s, p) || (ft && std::string(ft) == "1");
@@ -212,31 +216,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   else if (v == "128x4") go(integral_constant<int, 128>{}, integral_constant<int, 4>{});
   else
 #endif
-  {
-    // Every build: TESSERA_LBM_LAUNCH=128x5|128x6|128x8 picks the minimum blocks per SM of the 32-bit,
-    // force-free BGK kernel (the benchmark's), to measure the occupancy the lean form allows.
-    const char* e = std::getenv("TESSERA_LBM_LAUNCH");
-    const std::string lv = e ? e : "";
-    auto lean = [&](auto mb) {
-      constexpr int MB = decltype(mb)::value;
-      const dim3 grid(unsigned((g.nx + kBlockX - 1) / kBlockX), unsigned(g.ny), unsigned(g.nz));
-      const Geom32 g32{uint32_t(g.nx), uint32_t(g.px()), uint32_t(g.py()), uint32_t(g.cells()),
-                       uint32_t(g.px() * g.py())};
-      stream_collide_tuned32<L, S, K, kBlockX, MB, false>
-          <<<grid, kBlockX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32);
-    };
-    bool done = false;
-    if constexpr (K == CollisionKind::BGK) {
-      if (use32 && !force) {
-        done = true;
-        if (lv == "128x5") lean(integral_constant<int, 5>{});
-        else if (lv == "128x6") lean(integral_constant<int, 6>{});
-        else if (lv == "128x8") lean(integral_constant<int, 8>{});
-        else done = false;
-      }
-    }
-    if (!done) go(integral_constant<int, kBlockX>{}, integral_constant<int, min_blocks<L>()>{});
-  }
+    go(integral_constant<int, kBlockX>{}, integral_constant<int, min_blocks<L>()>{});
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_tuned");
 }
 
@@ -300,7 +280,6 @@ void tuned_dispatch(const exec::Exec& ex, LatticeState& s, const CollisionParams
 
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   TESSERA_REQUIRE(ex.on_device(), "the tuned LBM kernel runs on the GPU only: use --device gpu or the reference path");
-  if (tuned_staged_step(ex, s, p)) return;  // populations staged by bulk copies (tuned_staged_cuda.cpp)
   if (tuned_pair_step(ex, s, p)) return;  // two cells per thread where the layout allows (tuned_pair_cuda.cpp)
   tuned_dispatch(ex, s, p, nullptr);
 }

@@ -132,8 +132,7 @@ TESSERA_HD inline void collide_cell(const StepArgs<A>& a, int64_t c, A (&fq)[L::
 }
 
 // The second half of update_cell: the populations fq of cell c are loaded (free: an odd step of a cell
-// flagged kNoWallNeighbour); collide (with forcing) and store. The staged CUDA kernel
-// (tuned_staged_cuda.cpp) loads fq its own way and calls this.
+// flagged kNoWallNeighbour); collide (with forcing) and store.
 template <class L, class S, CollisionKind K, class A, bool kForce = true>
 TESSERA_HD inline void collide_store_cell(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
                                           const WallTable& walls, int64_t c, bool free, A (&fq)[L::Q]) {
