@@ -195,13 +195,6 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
               const tessera::test::ScopedEnv terms("TESSERA_LBM_FORCE_TERMS", "1");
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
-            if (!forced && ck == CollisionKind::BGK)  // the software-pipelined form, 4 and 8 cells a thread
-              for (const char* zc : {"4", "8"}) {
-                INFO("TESSERA_LBM_PIPE " << zc);
-                const tessera::test::ScopedEnv pipe("TESSERA_LBM_PIPE", zc);
-                REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
-                REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, false, nullptr, 0, forced));
-              }
           }
 }
 

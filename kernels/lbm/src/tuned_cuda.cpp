@@ -75,31 +75,6 @@ __device__ inline uint32_t offset32(int q, const Geom32& g) {
   return uint32_t(cx) + (cy > 0 ? g.px : (cy < 0 ? 0u - g.px : 0u)) + (cz > 0 ? g.pxy : (cz < 0 ? 0u - g.pxy : 0u));
 }
 
-// The fast loads and stores of cell c in 32-bit indices: an even step, or an odd step of a cell flagged
-// kNoWallNeighbour (pure streaming).
-template <class L, class S, class A>
-__device__ inline void load32(const S* __restrict__ f, uint32_t c, bool odd, const Geom32& g, A (&fq)[L::Q]) {
-  if (!odd) {
-    TESSERA_LBM_UNROLL
-    for (int q = 0; q < L::Q; ++q) fq[q] = A(Storage<S>::load(f[uint32_t(q) * g.n + c]));
-  } else {
-    fq[0] = A(Storage<S>::load(f[c]));
-    TESSERA_LBM_UNROLL
-    for (int q = 1; q < L::Q; ++q) fq[q] = A(Storage<S>::load(f[uint32_t(opposite(q)) * g.n + (c - offset32<L>(q, g))]));
-  }
-}
-template <class L, class S, class A>
-__device__ inline void store32(S* __restrict__ f, uint32_t c, bool odd, const Geom32& g, const A (&fq)[L::Q]) {
-  if (!odd) {
-    TESSERA_LBM_UNROLL
-    for (int q = 0; q < L::Q; ++q) f[uint32_t(opposite(q)) * g.n + c] = Storage<S>::store(fq[q]);
-  } else {
-    f[c] = Storage<S>::store(fq[0]);
-    TESSERA_LBM_UNROLL
-    for (int q = 1; q < L::Q; ++q) f[uint32_t(q) * g.n + (c + offset32<L>(q, g))] = Storage<S>::store(fq[q]);
-  }
-}
-
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
@@ -111,62 +86,28 @@ __global__ void __launch_bounds__(BX, MB)
   const uint32_t c = (i + 1u) + g.px * ((blockIdx.y + 1u) + g.py * (blockIdx.z + 1u));
   const uint8_t fl = __ldg(flags + c);
   if (!is_fluid(fl)) return;
-  const bool odd = a.odd, fast = !odd || (fl & kNoWallNeighbour);
+  const bool odd = a.odd, free = odd && (fl & kNoWallNeighbour);
   A fq[Q];
-  if (fast)
-    load32<L, S, A>(f, c, odd, g, fq);
-  else
-    aa_load<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
-  collide_cell<L, K, A, KF>(a, int64_t(c), fq);
-  if (fast)
-    store32<L, S, A>(f, c, odd, g, fq);
-  else
-    aa_store<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
-}
-
-// Software-pipelined form (measurement, TESSERA_LBM_PIPE=ZC): a thread updates ZC cells of one column
-// (x, y, z0 .. z0 + ZC - 1) and issues the loads of the next cell before it collides the current one, so
-// its loads are in flight during the collision; flags are read two cells ahead. The loads of the next
-// cell never touch what the current cell stores (the AA pattern: each cell reads and writes its own
-// slots), so the order is free. Cells next to a wall in an odd step load at their turn (generic path).
-template <class L, class S, CollisionKind K, int BX, int MB, bool KF, int ZC>
-__global__ void __launch_bounds__(BX, MB)
-    stream_collide_pipe32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
-                          Geom32 g, uint32_t nz) {
-  using A = typename Storage<S>::Real;
-  constexpr int Q = L::Q;
-  const uint32_t i = blockIdx.x * uint32_t(BX) + threadIdx.x;
-  if (i >= g.nx) return;
-  const uint32_t z0 = blockIdx.z * uint32_t(ZC);
-  const uint32_t zn = nz - z0 < uint32_t(ZC) ? nz - z0 : uint32_t(ZC);
-  const bool odd = a.odd;
-  uint32_t c = (i + 1u) + g.px * ((blockIdx.y + 1u) + g.py * (z0 + 1u));
-  uint8_t fl = __ldg(flags + c);
-  uint8_t fl2 = zn > 1 ? __ldg(flags + c + g.pxy) : uint8_t(0);
-  bool fast = is_fluid(fl) && (!odd || (fl & kNoWallNeighbour));
-  A nxt[Q];
-  if (fast) load32<L, S, A>(f, c, odd, g, nxt);
-  for (uint32_t k = 0; k < zn; ++k) {
-    A fq[Q];
+  if (!odd) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) fq[q] = nxt[q];
-    const uint32_t cc = c;
-    const uint8_t flc = fl;
-    const bool fastc = fast;
-    if (k + 1 < zn) {  // the next cell's loads, and the flags of the one after
-      c += g.pxy;
-      fl = fl2;
-      fl2 = k + 2 < zn ? __ldg(flags + c + g.pxy) : uint8_t(0);
-      fast = is_fluid(fl) && (!odd || (fl & kNoWallNeighbour));
-      if (fast) load32<L, S, A>(f, c, odd, g, nxt);
-    }
-    if (!is_fluid(flc)) continue;
-    if (!fastc) aa_load<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(cc), fq);
-    collide_cell<L, K, A, KF>(a, int64_t(cc), fq);
-    if (fastc)
-      store32<L, S, A>(f, cc, odd, g, fq);
-    else
-      aa_store<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(cc), fq);
+    for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(f[uint32_t(q) * g.n + c]));
+  } else if (free) {
+    fq[0] = A(Storage<S>::load(f[c]));
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; ++q) fq[q] = A(Storage<S>::load(f[uint32_t(opposite(q)) * g.n + (c - offset32<L>(q, g))]));
+  } else {
+    aa_load<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
+  }
+  collide_cell<L, K, A, KF>(a, int64_t(c), fq);
+  if (!odd) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) f[uint32_t(opposite(q)) * g.n + c] = Storage<S>::store(fq[q]);
+  } else if (free) {
+    f[c] = Storage<S>::store(fq[0]);
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; ++q) f[uint32_t(q) * g.n + (c + offset32<L>(q, g))] = Storage<S>::store(fq[q]);
+  } else {
+    aa_store<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
   }
 }
 
@@ -259,27 +200,6 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
     else run(std::false_type{});
   };
   using std::integral_constant;
-  // TESSERA_LBM_PIPE=4|8 (measurement): the software-pipelined form with 4 or 8 cells per thread, for
-  // force-free BGK steps of lattices with Q * cells < 2^32, both precisions.
-  if constexpr (K == CollisionKind::BGK) {
-    const char* pe = std::getenv("TESSERA_LBM_PIPE");
-    const std::string pv = pe ? pe : "";
-    if (!force && fits32(g, L::Q) && (pv == "4" || pv == "8")) {
-      const Geom32 g32{uint32_t(g.nx), uint32_t(g.px()), uint32_t(g.py()), uint32_t(g.cells()),
-                       uint32_t(g.px() * g.py())};
-      constexpr int MB = L::Q <= 19 ? 5 : 4;
-      auto pipe = [&](auto zc) {
-        constexpr int ZC = decltype(zc)::value;
-        const dim3 grid(unsigned((g.nx + kBlockX - 1) / kBlockX), unsigned(g.ny), unsigned((g.nz + ZC - 1) / ZC));
-        stream_collide_pipe32<L, S, K, kBlockX, MB, false, ZC>
-            <<<grid, kBlockX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, uint32_t(g.nz));
-      };
-      if (pv == "4") pipe(integral_constant<int, 4>{});
-      else pipe(integral_constant<int, 8>{});
-      TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_pipe32");
-      return;
-    }
-  }
 #ifdef TESSERA_LBM_LAUNCH_VARIANTS
   // Tuning builds only (-DTESSERA_LBM_LAUNCH_VARIANTS=ON): TESSERA_LBM_LAUNCH=BXxMB picks the block size
   // and the __launch_bounds__ minimum blocks per SM at run time, so one build measures them all.
