@@ -75,25 +75,6 @@ TESSERA_HD inline A feq_bar(int q, A rho, A ux, A uy, A uz, A usq) {
   return A(L::w(q)) * ((rho - A(1)) + rho * (A(3) * cu + A(4.5) * cu * cu - A(1.5) * usq));
 }
 
-// All Q equilibria at once, by opposite pairs (every lattice stores q, q + 1 as opposites): with
-// cu = c_q.u, feqbar_q = E + O and feqbar_opp(q) = E - O, where E = w (drho + rho (9/2 cu^2 - 3/2 u.u)) is
-// the even part and O = 3 w rho cu the odd one. The same function as feq_bar up to rounding, with a
-// third fewer operations: the collision's share of the tuned fp16 kernel, which is partly
-// instruction-bound (docs/performance.md, LBM item 12).
-template <class L, class A>
-TESSERA_HD inline void feq_pairs(A rho, A ux, A uy, A uz, A usq, A (&feq)[L::Q]) {
-  const A drho = rho - A(1), e = A(-1.5) * usq;
-  feq[0] = A(L::w(0)) * (drho + rho * e);
-  TESSERA_LBM_UNROLL
-  for (int q = 1; q < L::Q; q += 2) {
-    const A cu = A(L::c(q, 0)) * ux + A(L::c(q, 1)) * uy + A(L::c(q, 2)) * uz;
-    const A even = A(L::w(q)) * (drho + rho * (A(4.5) * cu * cu + e));
-    const A odd = (A(3 * L::w(q)) * rho) * cu;
-    feq[q] = even + odd;
-    feq[q + 1] = even - odd;
-  }
-}
-
 // Second-order TRT relaxation rate w- from w+ and the magic parameter.
 template <class A>
 TESSERA_HD inline A trt_omega_minus(A omega_plus, A magic) {
@@ -111,7 +92,8 @@ TESSERA_HD inline CellMoments<A> collide(A (&f)[L::Q], const Relaxation<A>& r, A
   const A usq = m.ux * m.ux + m.uy * m.uy + m.uz * m.uz;
   const A uF = kForce ? m.ux * Fx + m.uy * Fy + m.uz * Fz : A(0);
   A feq[Q];
-  feq_pairs<L, A>(m.rho, m.ux, m.uy, m.uz, usq, feq);
+  TESSERA_LBM_UNROLL
+  for (int q = 0; q < Q; ++q) feq[q] = feq_bar<L, A>(q, m.rho, m.ux, m.uy, m.uz, usq);
 
   // Non-equilibrium momentum flux (needed by the regularized operator and by LES).
   A pxx = 0, pyy = 0, pzz = 0, pxy = 0, pxz = 0, pyz = 0;
