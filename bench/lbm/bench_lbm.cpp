@@ -7,6 +7,9 @@
 // ghost cells fluid too (the traffic of a periodic box without the copy of the ghost layer);
 // "walls": the ghost layer is a wall on all six faces (bounce-back at every face).
 // MLUPs/s = n^3 x steps / s; bytes per cell per step = 2 Q (bytes per population) + 1 flag byte.
+// --kernel pattern: the tuned kernel's loads and stores without the collision (lbm::stream_pattern_only):
+// the memory ceiling of the AA access pattern with Q slot arrays, against which the tuned kernel's
+// fraction of copy can be read.
 // --memory managed: populations and flags in CUDA managed memory, advised to stay on the GPU and
 // prefetched there (as lbm's parallel.memory: managed), to measure its cost against device memory.
 #include <cstdio>
@@ -27,7 +30,7 @@ namespace {
 // What --help prints (the header comment above says more).
 const char* const kUsage =
     "  bench_lbm [--device gpu|cpu] [--sizes 256,512] [--lattices D3Q19,D3Q27] [--precisions fp32,fp16]\n"
-    "            [--collision bgk|trt|regularized] [--kernel tuned|reference] [--box periodic|walls]\n"
+    "            [--collision bgk|trt|regularized] [--kernel tuned|reference|pattern] [--box periodic|walls]\n"
     "            [--steps 20] [--reps 5] [--memory device|managed] [--out bench/results/lbm.jsonl]\n";
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> r;
@@ -99,7 +102,11 @@ int main(int argc, char** argv) {
         g.nx = g.ny = n;
         g.nz = lbm::lattice_dim(lk) == 2 ? 1 : n;
         g.gz = lbm::lattice_dim(lk) == 2 ? 0 : 1;
-        const lbm::KernelPath path = kernel == "tuned" ? lbm::KernelPath::Tuned : lbm::KernelPath::Reference;
+        // --kernel pattern: the tuned kernel's loads and stores without the collision (the memory ceiling
+        // of its access pattern; lbm::stream_pattern_only).
+        const bool pattern = kernel == "pattern";
+        const lbm::KernelPath path =
+            kernel == "tuned" || pattern ? lbm::KernelPath::Tuned : lbm::KernelPath::Reference;
         if (path == lbm::KernelPath::Tuned && !lbm::tuned_available(lk, pr)) {
           std::fprintf(stderr, "bench_lbm: no tuned kernel for %s %s in this build: skipped\n", ls.c_str(), ps.c_str());
           continue;
@@ -121,7 +128,16 @@ int main(int argc, char** argv) {
         p.omega = 1.0 / 0.6;
         p.walls.u[1][0] = 0.05f;  // the walls move: every face does the full moving-wall work
         const std::vector<double> ms = bench::time_ms(
-            space, [&]() { for (int t = 0; t < steps; ++t) lbm::stream_collide(ex, s, p, path); }, 1, reps);
+            space,
+            [&]() {
+              for (int t = 0; t < steps; ++t) {
+                if (pattern)
+                  lbm::stream_pattern_only(ex, s);
+                else
+                  lbm::stream_collide(ex, s, p, path);
+              }
+            },
+            1, reps);
         const double sec = bench::median(ms) / 1e3;
         const double cells = double(n) * double(n) * double(g.nz);
         const double mlups = cells * double(steps) / sec / 1e6;

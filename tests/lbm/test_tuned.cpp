@@ -198,6 +198,41 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
           }
 }
 
+// stream_pattern_only (bench_lbm --kernel pattern) moves the data as the tuned kernel's streaming does:
+// an even step then an odd one carry slot q of cell x to x + 2 c_q, in every slot array.
+TEST_CASE("access-pattern step: two steps stream every slot by two links", "[lbm][gpu]") {
+  TESSERA_GPU_TEST();
+  for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
+    for (Precision pr : {Precision::FP32, Precision::FP16}) {
+      INFO(to_string(k) << " " << to_string(pr));
+      const GridLayout g = grid_for(k, 20, 9, 8);
+      LatticeState s(k, pr, g, exec::Space::Device);
+      write_flags(s, std::vector<uint8_t>(std::size_t(g.cells()), kFluid));
+      const std::size_t B = std::size_t(precision_bytes(pr)), Q = std::size_t(s.q()), n = std::size_t(g.cells());
+      std::vector<unsigned char> before(Q * n * B), after(Q * n * B);
+      std::mt19937 rng(5);
+      for (unsigned char& b : before) b = static_cast<unsigned char>(rng() & 0x3f);  // finite halves/floats
+      copy_n(static_cast<unsigned char*>(s.pops()), s.memkind(), before.data(), MemKind::Host, before.size());
+      const exec::Exec ex(exec::Space::Device);
+      stream_pattern_only(ex, s);
+      stream_pattern_only(ex, s);
+      exec::fence(ex);
+      copy_n(after.data(), MemKind::Host, static_cast<const unsigned char*>(s.pops()), s.memkind(), after.size());
+      const auto lat = k == LatticeKind::D3Q19 ? &D3Q19::c : &D3Q27::c;
+      int64_t checked = 0;
+      for (int64_t z = 2; z < g.nz - 2; ++z)
+        for (int64_t y = 2; y < g.ny - 2; ++y)
+          for (int64_t x = 2; x < g.nx - 2; ++x)
+            for (int q = 0; q < int(Q); ++q) {
+              const int64_t c = g.cell(x, y, z), src = c - 2 * g.offset(lat(q, 0), lat(q, 1), lat(q, 2));
+              REQUIRE(std::memcmp(&after[(std::size_t(q) * n + std::size_t(c)) * B],
+                                  &before[(std::size_t(q) * n + std::size_t(src)) * B], B) == 0);
+              ++checked;
+            }
+      REQUIRE(checked > 1000);
+    }
+}
+
 // ---- host emulation of a warp, for the pair kernel's device code (tuned_pair_kernel.hpp) ----
 #if !TESSERA_CUDA_COMPILER
 namespace emu {

@@ -29,5 +29,7 @@ void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams
 // Q * cells >= 2^32), and tuned_step then runs the one-cell kernel.
 bool tuned_pair_applicable(const LatticeState& s);
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
+// The one-cell kernel's loads and stores without the collision (stream_pattern_only).
+void tuned_pattern_step(const exec::Exec& ex, LatticeState& s);
 
 }  // namespace tessera::lbm::detail

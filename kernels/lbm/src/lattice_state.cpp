@@ -141,6 +141,14 @@ void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams
   end_step(s);
 }
 
+void stream_pattern_only(const exec::Exec& ex, LatticeState& s) {
+  TESSERA_REQUIRE(ex.on_device() && tuned_available(s.lattice(), s.precision()),
+                  "stream_pattern_only measures the tuned CUDA kernel's access pattern: a GPU run of a 3-D lattice "
+                  "in fp32 or fp16 storage");
+  detail::tuned_pattern_step(ex, s);
+  end_step(s);
+}
+
 void stream_collide_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box,
                         KernelPath path) {
   TESSERA_REQUIRE(p.omega > 0.0 && p.omega < 2.0, "relaxation rate omega = 1/tau must lie in (0, 2)");

@@ -111,6 +111,39 @@ __global__ void __launch_bounds__(BX, MB)
   }
 }
 
+// The access pattern of the one-cell kernel without its arithmetic (stream_pattern_only, measurement):
+// flag, Q loads, Q stores per fluid cell; odd steps stream every cell as if it had no wall neighbour.
+// 64-bit indices for fp32 and 32-bit for fp16 where they apply, as the tuned kernel chooses.
+template <class L, class S, class I, int BX, int MB>
+__global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, const uint8_t* __restrict__ flags,
+                                                          GridLayout gl, Geom32 g32, bool odd) {
+  constexpr int Q = L::Q;
+  const I i = I(blockIdx.x) * BX + threadIdx.x;
+  if (i >= I(gl.nx)) return;
+  const I px = I(gl.px()), py = I(gl.py()), n = std::is_same_v<I, uint32_t> ? I(g32.n) : I(gl.cells());
+  const I c = (i + 1) + px * ((I(blockIdx.y) + 1) + py * (I(blockIdx.z) + 1));
+  if (!is_fluid(__ldg(flags + c))) return;
+  S v[Q];
+  if (!odd) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) v[q] = f[I(q) * n + c];
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) f[I(opposite(q)) * n + c] = v[q];
+  } else {
+    const I pxy = px * py;
+    auto off = [&](int q) {
+      const int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
+      return I(cx) + (cy > 0 ? px : (cy < 0 ? I(0) - px : I(0))) + (cz > 0 ? pxy : (cz < 0 ? I(0) - pxy : I(0)));
+    };
+    v[0] = f[c];
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; ++q) v[q] = f[I(opposite(q)) * n + (c - off(q))];
+    f[c] = v[0];
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; ++q) f[I(q) * n + (c + off(q))] = v[q];
+  }
+}
+
 bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells()) < (uint64_t(1) << 32); }
 
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
@@ -283,6 +316,35 @@ void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p)
   if (tuned_pair_step(ex, s, p)) return;  // two cells per thread where the layout allows (tuned_pair_cuda.cpp)
   tuned_dispatch(ex, s, p, nullptr);
 }
+void tuned_pattern_step(const exec::Exec& ex, LatticeState& s) {
+  TESSERA_REQUIRE(ex.on_device(), "the LBM access-pattern measurement runs on the GPU only");
+#if TESSERA_CUDA_COMPILER
+  const GridLayout& g = s.grid();
+  TESSERA_REQUIRE(g.gz == 1 && g.ny <= 65535 && g.nz <= 65535, "access-pattern measurement: 3-D, ny, nz <= 65535");
+  const auto st = static_cast<cudaStream_t>(ex.stream);
+  const Geom32 g32{uint32_t(g.nx), uint32_t(g.px()), uint32_t(g.py()), uint32_t(g.cells()), uint32_t(g.px() * g.py())};
+  const dim3 grid(unsigned((g.nx + kBlockX - 1) / kBlockX), unsigned(g.ny), unsigned(g.nz));
+  const bool odd = s.parity == 1;
+  auto go = [&](auto lat, auto sto) {
+    using L = decltype(lat);
+    using S = decltype(sto);
+    constexpr int MB = min_blocks<L>();
+    if (std::is_same_v<S, half_t> && fits32(g, L::Q))
+      aa_pattern_only<L, S, uint32_t, kBlockX, MB><<<grid, kBlockX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), g, g32, odd);
+    else
+      aa_pattern_only<L, S, uint64_t, kBlockX, MB><<<grid, kBlockX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), g, g32, odd);
+  };
+  const bool h = s.precision() == Precision::FP16;
+  TESSERA_REQUIRE(s.precision() != Precision::FP64 && s.lattice() != LatticeKind::D2Q9,
+                  "access-pattern measurement: D3Q19/D3Q27, fp32/fp16");
+  if (s.lattice() == LatticeKind::D3Q19) h ? go(D3Q19{}, half_t{}) : go(D3Q19{}, float{});
+  else h ? go(D3Q27{}, half_t{}) : go(D3Q27{}, float{});
+  TESSERA_CUDA_CHECK_LAUNCH("lbm::aa_pattern_only");
+#else
+  (void)s;
+#endif
+}
+
 void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box) {
   tuned_dispatch(ex, s, p, &box);
 }

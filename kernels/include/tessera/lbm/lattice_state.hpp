@@ -100,6 +100,11 @@ void stream_collide_box(const exec::Exec& ex, LatticeState& s, const CollisionPa
                         KernelPath path = KernelPath::Reference);
 // Closes a step made of stream_collide_box() calls: flips the parity, counts the step.
 void end_step(LatticeState& s);
+// Measurement only (bench_lbm --kernel pattern; CUDA, 3-D lattices, fp32/fp16): one step of the AA
+// access pattern of the tuned kernel with no collision: every fluid cell reads its flag and its Q slots
+// and writes them back where the step would (odd steps all as pure streaming, walls ignored). The
+// populations keep no physical meaning; it is the memory-traffic ceiling of the kernel's access pattern.
+void stream_pattern_only(const exec::Exec& ex, LatticeState& s);
 // Density and velocity (Guo-corrected, as in the collision) at the current time, padded arrays.
 // Non-fluid cells get rho = 1, u = 0.
 void compute_moments(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p, float* rho, float* u);
