@@ -202,9 +202,10 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
 // an even step then an odd one carry slot q of cell x to x + 2 c_q, in every slot array.
 TEST_CASE("access-pattern step: two steps stream every slot by two links", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
+  for (bool blocked : {false, true})
   for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
     for (Precision pr : {Precision::FP32, Precision::FP16}) {
-      INFO(to_string(k) << " " << to_string(pr));
+      INFO(to_string(k) << " " << to_string(pr) << " blocked layout " << blocked);
       const GridLayout g = grid_for(k, 20, 9, 8);
       LatticeState s(k, pr, g, exec::Space::Device);
       write_flags(s, std::vector<uint8_t>(std::size_t(g.cells()), kFluid));
@@ -214,8 +215,8 @@ TEST_CASE("access-pattern step: two steps stream every slot by two links", "[lbm
       for (unsigned char& b : before) b = static_cast<unsigned char>(rng() & 0x3f);  // finite halves/floats
       copy_n(static_cast<unsigned char*>(s.pops()), s.memkind(), before.data(), MemKind::Host, before.size());
       const exec::Exec ex(exec::Space::Device);
-      stream_pattern_only(ex, s);
-      stream_pattern_only(ex, s);
+      stream_pattern_only(ex, s, blocked);
+      stream_pattern_only(ex, s, blocked);
       exec::fence(ex);
       copy_n(after.data(), MemKind::Host, static_cast<const unsigned char*>(s.pops()), s.memkind(), after.size());
       const auto lat = k == LatticeKind::D3Q19 ? &D3Q19::c : &D3Q27::c;
@@ -225,8 +226,11 @@ TEST_CASE("access-pattern step: two steps stream every slot by two links", "[lbm
           for (int64_t x = 2; x < g.nx - 2; ++x)
             for (int q = 0; q < int(Q); ++q) {
               const int64_t c = g.cell(x, y, z), src = c - 2 * g.offset(lat(q, 0), lat(q, 1), lat(q, 2));
-              REQUIRE(std::memcmp(&after[(std::size_t(q) * n + std::size_t(c)) * B],
-                                  &before[(std::size_t(q) * n + std::size_t(src)) * B], B) == 0);
+              auto at = [&](int64_t cell) {  // element of slot q of cell in the layout under test
+                return blocked ? std::size_t(((cell / 32) * int64_t(Q) + q) * 32 + cell % 32)
+                               : std::size_t(q) * n + std::size_t(cell);
+              };
+              REQUIRE(std::memcmp(&after[at(c) * B], &before[at(src) * B], B) == 0);
               ++checked;
             }
       REQUIRE(checked > 1000);

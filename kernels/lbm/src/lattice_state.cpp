@@ -141,11 +141,11 @@ void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams
   end_step(s);
 }
 
-void stream_pattern_only(const exec::Exec& ex, LatticeState& s) {
+void stream_pattern_only(const exec::Exec& ex, LatticeState& s, bool blocked) {
   TESSERA_REQUIRE(ex.on_device() && tuned_available(s.lattice(), s.precision()),
                   "stream_pattern_only measures the tuned CUDA kernel's access pattern: a GPU run of a 3-D lattice "
                   "in fp32 or fp16 storage");
-  detail::tuned_pattern_step(ex, s);
+  detail::tuned_pattern_step(ex, s, blocked);
   end_step(s);
 }
 

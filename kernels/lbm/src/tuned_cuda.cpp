@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(BX, MB)
 // The access pattern of the one-cell kernel without its arithmetic (stream_pattern_only, measurement):
 // flag, Q loads, Q stores per fluid cell; odd steps stream every cell as if it had no wall neighbour.
 // 64-bit indices for fp32 and 32-bit for fp16 where they apply, as the tuned kernel chooses.
-template <class L, class S, class I, int BX, int MB>
+template <class L, class S, class I, int BX, int MB, bool Blocked>
 __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                           GridLayout gl, Geom32 g32, bool odd) {
   constexpr int Q = L::Q;
@@ -122,25 +122,27 @@ __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, con
   if (i >= I(gl.nx)) return;
   const I px = I(gl.px()), py = I(gl.py()), n = std::is_same_v<I, uint32_t> ? I(g32.n) : I(gl.cells());
   const I c = (i + 1) + px * ((I(blockIdx.y) + 1) + py * (I(blockIdx.z) + 1));
+  const I pxy = px * py;
+  if (Blocked && c + pxy + px + 1 >= n / 32 * 32) return;  // a neighbour in the last, partial block
   if (!is_fluid(__ldg(flags + c))) return;
+  auto at = [&](int q, I cell) { return Blocked ? ((cell >> 5) * I(Q) + I(q)) * 32 + (cell & 31) : I(q) * n + cell; };
   S v[Q];
   if (!odd) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) v[q] = f[I(q) * n + c];
+    for (int q = 0; q < Q; ++q) v[q] = f[at(q, c)];
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) f[I(opposite(q)) * n + c] = v[q];
+    for (int q = 0; q < Q; ++q) f[at(opposite(q), c)] = v[q];
   } else {
-    const I pxy = px * py;
     auto off = [&](int q) {
       const int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
       return I(cx) + (cy > 0 ? px : (cy < 0 ? I(0) - px : I(0))) + (cz > 0 ? pxy : (cz < 0 ? I(0) - pxy : I(0)));
     };
-    v[0] = f[c];
+    v[0] = f[at(0, c)];
     TESSERA_LBM_UNROLL
-    for (int q = 1; q < Q; ++q) v[q] = f[I(opposite(q)) * n + (c - off(q))];
-    f[c] = v[0];
+    for (int q = 1; q < Q; ++q) v[q] = f[at(opposite(q), c - off(q))];
+    f[at(0, c)] = v[0];
     TESSERA_LBM_UNROLL
-    for (int q = 1; q < Q; ++q) f[I(q) * n + (c + off(q))] = v[q];
+    for (int q = 1; q < Q; ++q) f[at(q, c + off(q))] = v[q];
   }
 }
 
@@ -316,7 +318,7 @@ void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p)
   if (tuned_pair_step(ex, s, p)) return;  // two cells per thread where the layout allows (tuned_pair_cuda.cpp)
   tuned_dispatch(ex, s, p, nullptr);
 }
-void tuned_pattern_step(const exec::Exec& ex, LatticeState& s) {
+void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked) {
   TESSERA_REQUIRE(ex.on_device(), "the LBM access-pattern measurement runs on the GPU only");
 #if TESSERA_CUDA_COMPILER
   const GridLayout& g = s.grid();
@@ -329,10 +331,13 @@ void tuned_pattern_step(const exec::Exec& ex, LatticeState& s) {
     using L = decltype(lat);
     using S = decltype(sto);
     constexpr int MB = min_blocks<L>();
-    if (std::is_same_v<S, half_t> && fits32(g, L::Q))
-      aa_pattern_only<L, S, uint32_t, kBlockX, MB><<<grid, kBlockX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), g, g32, odd);
+    S* f = static_cast<S*>(s.pops());
+    if (blocked)
+      aa_pattern_only<L, S, uint64_t, kBlockX, MB, true><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd);
+    else if (std::is_same_v<S, half_t> && fits32(g, L::Q))
+      aa_pattern_only<L, S, uint32_t, kBlockX, MB, false><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd);
     else
-      aa_pattern_only<L, S, uint64_t, kBlockX, MB><<<grid, kBlockX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), g, g32, odd);
+      aa_pattern_only<L, S, uint64_t, kBlockX, MB, false><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd);
   };
   const bool h = s.precision() == Precision::FP16;
   TESSERA_REQUIRE(s.precision() != Precision::FP64 && s.lattice() != LatticeKind::D2Q9,
@@ -342,6 +347,7 @@ void tuned_pattern_step(const exec::Exec& ex, LatticeState& s) {
   TESSERA_CUDA_CHECK_LAUNCH("lbm::aa_pattern_only");
 #else
   (void)s;
+  (void)blocked;
 #endif
 }
 

@@ -104,7 +104,10 @@ void end_step(LatticeState& s);
 // access pattern of the tuned kernel with no collision: every fluid cell reads its flag and its Q slots
 // and writes them back where the step would (odd steps all as pure streaming, walls ignored). The
 // populations keep no physical meaning; it is the memory-traffic ceiling of the kernel's access pattern.
-void stream_pattern_only(const exec::Exec& ex, LatticeState& s);
+// blocked = true: the same pattern on a blocked layout (32 consecutive cells x Q slots contiguous, slot q of
+// cell c at ((c / 32) Q + q) 32 + c mod 32; the cells of the last, partial block of 32 are skipped), to
+// measure what such a layout would allow before building it.
+void stream_pattern_only(const exec::Exec& ex, LatticeState& s, bool blocked = false);
 // Density and velocity (Guo-corrected, as in the collision) at the current time, padded arrays.
 // Non-fluid cells get rho = 1, u = 0.
 void compute_moments(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p, float* rho, float* u);
