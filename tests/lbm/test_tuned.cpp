@@ -225,7 +225,10 @@ TEST_CASE("access-pattern step: two steps stream every slot by two links", "[lbm
         for (int64_t y = 2; y < g.ny - 2; ++y)
           for (int64_t x = 2; x < g.nx - 2; ++x)
             for (int q = 0; q < int(Q); ++q) {
-              const int64_t c = g.cell(x, y, z), src = c - 2 * g.offset(lat(q, 0), lat(q, 1), lat(q, 2));
+              const int64_t off = g.offset(lat(q, 0), lat(q, 1), lat(q, 2)), c = g.cell(x, y, z), src = c - 2 * off;
+              // The blocked pattern skips cells with a neighbour in the last, partial block of 32.
+              const int64_t limit = int64_t(n) / 32 * 32, reach = g.px() * g.py() + g.px() + 1;
+              if (blocked && (src + reach >= limit || c - off + reach >= limit)) continue;
               auto at = [&](int64_t cell) {  // element of slot q of cell in the layout under test
                 return blocked ? std::size_t(((cell / 32) * int64_t(Q) + q) * 32 + cell % 32)
                                : std::size_t(q) * n + std::size_t(cell);
