@@ -69,10 +69,20 @@ struct Geom32 {
   uint32_t nx, px, py, n, pxy;
 };
 
+Geom32 make_geom32(const GridLayout& g) {
+  return Geom32{uint32_t(g.nx), uint32_t(g.px()), uint32_t(g.py()), uint32_t(g.cells()), uint32_t(g.px() * g.py())};
+}
+
+// offset(c_q) = cx + px cy + px py cz in unsigned arithmetic of type I (wrapping: c +- offset is exact as
+// long as the result is a valid index).
+template <class L, class I>
+__device__ inline I offset_u(int q, I px, I pxy) {
+  const int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
+  return I(cx) + (cy > 0 ? px : (cy < 0 ? I(0) - px : I(0))) + (cz > 0 ? pxy : (cz < 0 ? I(0) - pxy : I(0)));
+}
 template <class L>
 __device__ inline uint32_t offset32(int q, const Geom32& g) {
-  const int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
-  return uint32_t(cx) + (cy > 0 ? g.px : (cy < 0 ? 0u - g.px : 0u)) + (cz > 0 ? g.pxy : (cz < 0 ? 0u - g.pxy : 0u));
+  return offset_u<L, uint32_t>(q, g.px, g.pxy);
 }
 
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
@@ -133,10 +143,7 @@ __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, con
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) f[at(opposite(q), c)] = v[q];
   } else {
-    auto off = [&](int q) {
-      const int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
-      return I(cx) + (cy > 0 ? px : (cy < 0 ? I(0) - px : I(0))) + (cz > 0 ? pxy : (cz < 0 ? I(0) - pxy : I(0)));
-    };
+    auto off = [&](int q) { return offset_u<L, I>(q, px, pxy); };
     v[0] = f[at(0, c)];
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) v[q] = f[at(opposite(q), c - off(q))];
@@ -224,8 +231,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
     auto run = [&](auto kf) {
       constexpr bool KF = decltype(kf)::value;
       if (use32) {
-        const Geom32 g32{uint32_t(g.nx), uint32_t(g.px()), uint32_t(g.py()), uint32_t(g.cells()),
-                         uint32_t(g.px() * g.py())};
+        const Geom32 g32 = make_geom32(g);
         stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32);
       } else {
         stream_collide_tuned<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a);
@@ -324,7 +330,7 @@ void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked) {
   const GridLayout& g = s.grid();
   TESSERA_REQUIRE(g.gz == 1 && g.ny <= 65535 && g.nz <= 65535, "access-pattern measurement: 3-D, ny, nz <= 65535");
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  const Geom32 g32{uint32_t(g.nx), uint32_t(g.px()), uint32_t(g.py()), uint32_t(g.cells()), uint32_t(g.px() * g.py())};
+  const Geom32 g32 = make_geom32(g);
   const dim3 grid(unsigned((g.nx + kBlockX - 1) / kBlockX), unsigned(g.ny), unsigned(g.nz));
   const bool odd = s.parity == 1;
   auto go = [&](auto lat, auto sto) {
