@@ -149,6 +149,9 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).
   const int grid_y = GENERATE(0, 3);
   const ScopedEnv gy("TESSERA_VADV_GRID_Y", grid_y ? std::to_string(grid_y) : std::string());
+  // The register kernel's L2 prefetch (a hint: the same bits), off and 24 levels ahead.
+  const std::string prefetch = GENERATE(std::string("0"), std::string("24"));
+  const ScopedEnv pv("TESSERA_VADV_PREFETCH", prefetch);
   const Grid gr = make_grid(45, 7, 1.0, 1.0, 2, nz);
   const size_t n3 = size_t(gr.size3());
   const auto phi = random_field(n3, 0.0, 1.0, 400);
@@ -167,7 +170,7 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
     exec::fence(ex);
     res[path] = download(o);
   }
-  INFO("nz " << nz << ", kernel " << kernel << ", blocks in y " << (grid_y ? grid_y : 7));
+  INFO("nz " << nz << ", kernel " << kernel << ", blocks in y " << (grid_y ? grid_y : 7) << ", prefetch " << prefetch);
   CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same VadvStep arithmetic in the same order
   CHECK(max_diff(gr, res[2], res[0]) < 1e-12);
   CHECK(res[2][size_t(gr.idx(-1, 0, 0))] == 0.0);  // ghost columns untouched

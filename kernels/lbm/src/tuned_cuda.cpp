@@ -43,13 +43,45 @@ constexpr int min_blocks() {
 // (288 bytes of local memory traffic per cell, seen with ncu/cuobjdump); constant memory is indexable.
 __constant__ WallTable c_walls;
 
+// L2 prefetch ahead (measurement knob TESSERA_LBM_PREFETCH=R, rows; unset or 0: off). Threads 0..Q-1 of
+// a block each ask the L2 (Hopper bulk prefetch, one instruction, no registers held) for the BX slots of
+// one population array that the block R rows further on will read on this step: slot q of the cell on
+// even steps, slot opp(q) of the upstream neighbour on odd steps. The loads of that later block then hit
+// in L2, so the bytes in flight from DRAM no longer depend on how many warps are resident.
+// c_pf[odd][q]: element offset of the read of population q relative to the cell (set per launch).
+__constant__ int64_t c_pf[2][27];
+struct Prefetch {
+  int64_t ahead = 0;  // cells ahead (R px); 0: off
+  int64_t total = 0;  // elements of the population array (Q cells)
+};
+
+template <class S, int Q, int BX>
+__device__ __forceinline__ void l2_prefetch_block(const S* f, bool odd, int64_t cell0, const Prefetch& p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const int q = int(threadIdx.x);
+  if (p.ahead == 0 || q >= Q) return;
+  const int64_t e0 = cell0 + p.ahead + c_pf[odd ? 1 : 0][q], e1 = e0 + BX;
+  if (e0 < 0 || e1 > p.total) return;
+  const uint64_t a0 = reinterpret_cast<uint64_t>(f + e0) & ~uint64_t(15);
+  const uint64_t a1 = (reinterpret_cast<uint64_t>(f + e1) + 15) & ~uint64_t(15);
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(a0), "r"(unsigned(a1 - a0)));
+#else
+  (void)f;
+  (void)odd;
+  (void)cell0;
+  (void)p;
+#endif
+}
+
 // KF: the step has a force (uniform or per-cell); false drops the force terms (collide_cell).
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB)
-    stream_collide_tuned(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a) {
+    stream_collide_tuned(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
+                         Prefetch pf) {
   const int64_t i = int64_t(blockIdx.x) * BX + threadIdx.x;
   if (i >= a.grid.nx) return;
   const int64_t c = a.grid.cell(i, blockIdx.y, blockIdx.z);
+  l2_prefetch_block<S, L::Q, BX>(f, a.odd, c - threadIdx.x, pf);
   if (!is_fluid(__ldg(flags + c))) return;
   // Same per-cell physics as the portable reference (StreamCollideAA), wall table from constant memory.
   update_cell<L, S, K, typename Storage<S>::Real, KF>(f, flags, a, c_walls, c);
@@ -88,12 +120,13 @@ __device__ inline uint32_t offset32(int q, const Geom32& g) {
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
-                           Geom32 g) {
+                           Geom32 g, Prefetch pf) {
   using A = typename Storage<S>::Real;
   constexpr int Q = L::Q;
   const uint32_t i = blockIdx.x * uint32_t(BX) + threadIdx.x;
   if (i >= g.nx) return;
   const uint32_t c = (i + 1u) + g.px * ((blockIdx.y + 1u) + g.py * (blockIdx.z + 1u));
+  l2_prefetch_block<S, Q, BX>(f, a.odd, int64_t(c) - int64_t(threadIdx.x), pf);
   const uint8_t fl = __ldg(flags + c);
   if (!is_fluid(fl)) return;
   const bool odd = a.odd, free = odd && (fl & kNoWallNeighbour);
@@ -126,12 +159,13 @@ __global__ void __launch_bounds__(BX, MB)
 // 64-bit indices for fp32 and 32-bit for fp16 where they apply, as the tuned kernel chooses.
 template <class L, class S, class I, int BX, int MB, bool Blocked>
 __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, const uint8_t* __restrict__ flags,
-                                                          GridLayout gl, Geom32 g32, bool odd) {
+                                                          GridLayout gl, Geom32 g32, bool odd, Prefetch pf) {
   constexpr int Q = L::Q;
   const I i = I(blockIdx.x) * BX + threadIdx.x;
   if (i >= I(gl.nx)) return;
   const I px = I(gl.px()), py = I(gl.py()), n = std::is_same_v<I, uint32_t> ? I(g32.n) : I(gl.cells());
   const I c = (i + 1) + px * ((I(blockIdx.y) + 1) + py * (I(blockIdx.z) + 1));
+  if (!Blocked) l2_prefetch_block<S, Q, BX>(f, odd, int64_t(c) - int64_t(threadIdx.x), pf);
   const I pxy = px * py;
   if (Blocked && c + pxy + px + 1 >= n / 32 * 32) return;  // a neighbour in the last, partial block
   if (!is_fluid(__ldg(flags + c))) return;
@@ -154,6 +188,28 @@ __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, con
 }
 
 bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells()) < (uint64_t(1) << 32); }
+
+// TESSERA_LBM_PREFETCH=R (rows ahead, read per launch; measurement): uploads c_pf for this grid and returns
+// the kernels' Prefetch argument (ahead = 0 when unset or 0).
+template <class L>
+Prefetch make_prefetch(const GridLayout& g, cudaStream_t st) {
+  Prefetch p;
+  const char* e = std::getenv("TESSERA_LBM_PREFETCH");
+  const long rows = e && *e ? std::strtol(e, nullptr, 10) : 0;
+  TESSERA_REQUIRE(rows >= 0, "TESSERA_LBM_PREFETCH: expected rows ahead >= 0 (0: off)");
+  if (rows == 0) return p;
+  const int64_t n = g.cells(), px = g.px(), pxy = g.px() * g.py();
+  int64_t t[2][27] = {};
+  for (int q = 0; q < L::Q; ++q) {
+    const int64_t off = L::c(q, 0) + px * L::c(q, 1) + pxy * L::c(q, 2);
+    t[0][q] = int64_t(q) * n;
+    t[1][q] = q == 0 ? 0 : int64_t(opposite(q)) * n - off;
+  }
+  TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_pf, t, sizeof t, 0, cudaMemcpyHostToDevice, st));
+  p.ahead = int64_t(rows) * px;
+  p.total = int64_t(L::Q) * n;
+  return p;
+}
 
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
 // the whole-box kernel, which stays untouched (its launch was tuned). Wide boxes (the interior, slabs
@@ -225,6 +281,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   // TESSERA_LBM_FORCE_TERMS=1 keeps the force terms in a step without force (measurement only).
   const char* ft = std::getenv("TESSERA_LBM_FORCE_TERMS");
   const bool force = has_force(s, p) || (ft && std::string(ft) == "1");
+  const Prefetch pf = make_prefetch<L>(g, st);
   auto go = [&](auto bx, auto mb) {
     constexpr int BX = decltype(bx)::value, MB = decltype(mb)::value;
     const dim3 grid(unsigned((g.nx + BX - 1) / BX), unsigned(g.ny), unsigned(g.nz));
@@ -232,9 +289,9 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
       constexpr bool KF = decltype(kf)::value;
       if (use32) {
         const Geom32 g32 = make_geom32(g);
-        stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32);
+        stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
       } else {
-        stream_collide_tuned<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a);
+        stream_collide_tuned<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pf);
       }
     };
     if (force) run(std::true_type{});
@@ -338,12 +395,13 @@ void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked) {
     using S = decltype(sto);
     constexpr int MB = min_blocks<L>();
     S* f = static_cast<S*>(s.pops());
+    const Prefetch pf = make_prefetch<L>(g, st);
     if (blocked)
-      aa_pattern_only<L, S, uint64_t, kBlockX, MB, true><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd);
+      aa_pattern_only<L, S, uint64_t, kBlockX, MB, true><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd, pf);
     else if (std::is_same_v<S, half_t> && fits32(g, L::Q))
-      aa_pattern_only<L, S, uint32_t, kBlockX, MB, false><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd);
+      aa_pattern_only<L, S, uint32_t, kBlockX, MB, false><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd, pf);
     else
-      aa_pattern_only<L, S, uint64_t, kBlockX, MB, false><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd);
+      aa_pattern_only<L, S, uint64_t, kBlockX, MB, false><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd, pf);
   };
   const bool h = s.precision() == Precision::FP16;
   TESSERA_REQUIRE(s.precision() != Precision::FP64 && s.lattice() != LatticeKind::D2Q9,

@@ -119,8 +119,25 @@ __global__ void __launch_bounds__(kCols) vadv_column_smem(Grid G, VadvStep S, co
 constexpr int kRegLevels = 80;
 constexpr int kRegAhead = 8;  // levels of phi and w in flight per thread (4 measured 9 % slower)
 
+// L2 prefetch of rows of phi and w (TESSERA_VADV_PREFETCH=D levels ahead of the sweep, 0: off): the register
+// window holds only kRegAhead levels, which does not cover a DRAM latency at a few warps per
+// multiprocessor; a Hopper bulk prefetch asks the L2 for a level's row (the block's 32 columns) without
+// holding a register, so the window's loads hit in L2. Lanes 0..15 issue one each every 8 levels (rows of
+// levels k + D .. k + D + 7 of both fields), and the rows between the window and D at the column's start.
+__device__ __forceinline__ void prefetch_row(const double* row, int64_t ncols) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const uint64_t a0 = reinterpret_cast<uint64_t>(row) & ~uint64_t(15);
+  const uint64_t a1 = (reinterpret_cast<uint64_t>(row + ncols) + 15) & ~uint64_t(15);
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(a0), "r"(unsigned(a1 - a0)));
+#else
+  (void)row;
+  (void)ncols;
+#endif
+}
+
 __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, const double* __restrict__ in,
-                                                         const double* __restrict__ w, double* __restrict__ out) {
+                                                         const double* __restrict__ w, double* __restrict__ out,
+                                                         int pfl) {
   extern __shared__ double s_cp[];  // [nz][kCols]: c'_k
   const int lane = threadIdx.x;
   const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
@@ -133,6 +150,15 @@ __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, con
     const double* pin = in + n0;
     const double* pw = w + n0;
     double* po = out + n0;
+    // Rows of this block's columns for the prefetch: first column's element and the row's width.
+    const double* rin = in + (n0 - lane);
+    const double* rwv = w + (n0 - lane);
+    const int64_t ncols = G.nx - (i - lane) < kCols ? G.nx - (i - lane) : kCols;
+    if (pfl > 0)
+      for (int m = lane; m < 2 * (pfl - kRegAhead); m += kCols) {
+        const int lev = kRegAhead + (m >> 1);
+        if (lev < nz) prefetch_row((m & 1 ? rwv : rin) + plane * lev, ncols);
+      }
     double rphi[kRegAhead], rw[kRegAhead];  // slot k % kRegAhead: phi(k + 1), w(k) for level k
 #pragma unroll
     for (int m = 0; m < kRegAhead; ++m) {
@@ -148,6 +174,10 @@ __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, con
 #pragma unroll
     for (int k = 0; k < kRegLevels; ++k) {
       if (k < nz) {
+        if (k % 8 == 0 && pfl > 0 && lane < 16) {
+          const int lev = k + pfl + (lane & 7);
+          if (lev < nz) prefetch_row((lane >> 3 ? rwv : rin) + plane * lev, ncols);
+        }
         const double wp = rw[k % kRegAhead], phip = rphi[k % kRegAhead];
         const bool more = k + kRegAhead + 1 < nz;
         rphi[k % kRegAhead] = more ? __ldcs(lphi) : 0.0;
@@ -216,7 +246,12 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   if (reg) {
     static size_t raised = 0;
     allow_smem(vadv_column_reg, bytes, raised);
-    vadv_column_reg<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+    // TESSERA_VADV_PREFETCH=D: L2 prefetch D levels ahead (read per call; 0 or unset: off).
+    const char* pe = std::getenv("TESSERA_VADV_PREFETCH");
+    const int pfl = pe && *pe ? std::atoi(pe) : 0;
+    if (pfl < 0 || (pfl > 0 && pfl <= kRegAhead))
+      TESSERA_THROW("TESSERA_VADV_PREFETCH=" + std::string(pe) + ": expected 0 (off) or more than " + std::to_string(kRegAhead) + " levels");
+    vadv_column_reg<<<grid, kCols, bytes, s>>>(gr, S, in, w, out, pfl);
   } else {
     static size_t raised = 0;
     allow_smem(vadv_column_smem, bytes, raised);
