@@ -151,6 +151,7 @@ int main(int argc, char** argv) {
             .set("TESSERA_LBM_INDEX", env_or_empty("TESSERA_LBM_INDEX"))
             .set("TESSERA_LBM_FORCE_TERMS", env_or_empty("TESSERA_LBM_FORCE_TERMS"))
             .set("TESSERA_LBM_PREFETCH", env_or_empty("TESSERA_LBM_PREFETCH"))
+            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr) : 0))
             .set("n", static_cast<long long>(n)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)
             .set("bytes_per_cell", bytes).set("gb_per_s", mlups * 1e6 * bytes / 1e9)

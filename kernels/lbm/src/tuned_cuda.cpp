@@ -9,17 +9,24 @@
 #include "tessera/core/error.hpp"
 #include "tessera/lbm/lattice_state.hpp"
 
+#include <cstdlib>
+#include <string>
+
 #if TESSERA_CUDA_COMPILER
 #include <cuda_runtime.h>
 
-#include <cstdlib>
-#include <string>
+#include <algorithm>
 #include <type_traits>
 
 #include "tessera/core/cuda_check.hpp"
 #endif
 
 namespace tessera::lbm {
+
+// Default L2 prefetch distance per storage precision, KiB of population data ahead (0: off); measured in
+// bench/results (docs/performance.md, LBM item 13).
+constexpr long kPrefetchKiBFp32 = 0;
+constexpr long kPrefetchKiBFp16 = 0;
 
 #if TESSERA_CUDA_COMPILER
 namespace {
@@ -43,11 +50,12 @@ constexpr int min_blocks() {
 // (288 bytes of local memory traffic per cell, seen with ncu/cuobjdump); constant memory is indexable.
 __constant__ WallTable c_walls;
 
-// L2 prefetch ahead (measurement knob TESSERA_LBM_PREFETCH=R, rows; unset or 0: off). Threads 0..Q-1 of
-// a block each ask the L2 (Hopper bulk prefetch, one instruction, no registers held) for the BX slots of
-// one population array that the block R rows further on will read on this step: slot q of the cell on
-// even steps, slot opp(q) of the upstream neighbour on odd steps. The loads of that later block then hit
-// in L2, so the bytes in flight from DRAM no longer depend on how many warps are resident.
+// L2 prefetch ahead. Threads 0..Q-1 of a block each ask the L2 (Hopper bulk prefetch: one instruction, no
+// register held until the data arrives) for the BX slots of one population array that a block `ahead`
+// cells further on will read on this step: slot q of the cell on even steps, slot opp(q) of the upstream
+// neighbour on odd steps. When that block runs, its loads hit in L2, so the bytes in flight from DRAM no
+// longer depend on how many warps are resident (the fp32 kernel is bound by memory latency at 6 blocks
+// per SM). The distance is a byte count of population data ahead (make_prefetch).
 // c_pf[odd][q]: element offset of the read of population q relative to the cell (set per launch).
 __constant__ int64_t c_pf[2][27];
 struct Prefetch {
@@ -189,15 +197,13 @@ __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, con
 
 bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells()) < (uint64_t(1) << 32); }
 
-// TESSERA_LBM_PREFETCH=R (rows ahead, read per launch; measurement): uploads c_pf for this grid and returns
-// the kernels' Prefetch argument (ahead = 0 when unset or 0).
-template <class L>
+// The distance of the L2 prefetch, in KiB of population data ahead of the block (all Q arrays together):
+// TESSERA_LBM_PREFETCH=K (read per launch; 0: off), else the default for the storage precision.
+template <class L, class S>
 Prefetch make_prefetch(const GridLayout& g, cudaStream_t st) {
   Prefetch p;
-  const char* e = std::getenv("TESSERA_LBM_PREFETCH");
-  const long rows = e && *e ? std::strtol(e, nullptr, 10) : 0;
-  TESSERA_REQUIRE(rows >= 0, "TESSERA_LBM_PREFETCH: expected rows ahead >= 0 (0: off)");
-  if (rows == 0) return p;
+  const long kib = tuned_prefetch_kib(std::is_same_v<S, float> ? Precision::FP32 : Precision::FP16);
+  if (kib == 0) return p;
   const int64_t n = g.cells(), px = g.px(), pxy = g.px() * g.py();
   int64_t t[2][27] = {};
   for (int q = 0; q < L::Q; ++q) {
@@ -206,7 +212,7 @@ Prefetch make_prefetch(const GridLayout& g, cudaStream_t st) {
     t[1][q] = q == 0 ? 0 : int64_t(opposite(q)) * n - off;
   }
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_pf, t, sizeof t, 0, cudaMemcpyHostToDevice, st));
-  p.ahead = int64_t(rows) * px;
+  p.ahead = std::max<int64_t>(1, int64_t(kib) * 1024 / int64_t(L::Q * sizeof(S)));
   p.total = int64_t(L::Q) * n;
   return p;
 }
@@ -281,7 +287,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   // TESSERA_LBM_FORCE_TERMS=1 keeps the force terms in a step without force (measurement only).
   const char* ft = std::getenv("TESSERA_LBM_FORCE_TERMS");
   const bool force = has_force(s, p) || (ft && std::string(ft) == "1");
-  const Prefetch pf = make_prefetch<L>(g, st);
+  const Prefetch pf = make_prefetch<L, S>(g, st);
   auto go = [&](auto bx, auto mb) {
     constexpr int BX = decltype(bx)::value, MB = decltype(mb)::value;
     const dim3 grid(unsigned((g.nx + BX - 1) / BX), unsigned(g.ny), unsigned(g.nz));
@@ -347,6 +353,18 @@ void by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& 
 }  // namespace
 #endif
 
+long tuned_prefetch_kib(Precision precision) {
+  const char* e = std::getenv("TESSERA_LBM_PREFETCH");
+  if (e && *e) {
+    char* end = nullptr;
+    const long kib = std::strtol(e, &end, 10);
+    TESSERA_REQUIRE(end && *end == '\0' && kib >= 0,
+                    std::string("TESSERA_LBM_PREFETCH='") + e + "': expected KiB of population data ahead, >= 0 (0: off)");
+    return kib;
+  }
+  return precision == Precision::FP32 ? kPrefetchKiBFp32 : kPrefetchKiBFp16;
+}
+
 bool tuned_available(LatticeKind lattice, Precision precision) {
 #if TESSERA_CUDA_COMPILER
   return lattice != LatticeKind::D2Q9 && precision != Precision::FP64;
@@ -395,7 +413,7 @@ void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked) {
     using S = decltype(sto);
     constexpr int MB = min_blocks<L>();
     S* f = static_cast<S*>(s.pops());
-    const Prefetch pf = make_prefetch<L>(g, st);
+    const Prefetch pf = make_prefetch<L, S>(g, st);
     if (blocked)
       aa_pattern_only<L, S, uint64_t, kBlockX, MB, true><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd, pf);
     else if (std::is_same_v<S, half_t> && fits32(g, L::Q))

@@ -25,18 +25,15 @@ void vadv_columns_portable(const exec::Exec& ex, const Grid& gr, const VadvParam
     const int64_t nz = G.nz;
     double* cp = scratch;  // modified upper diagonal c'_k
     // forward sweep: eliminate the lower diagonal, d'_k goes to out
-    double wm = 0.0;  // w(k-1/2); closed bottom
-    double phim = 0.0, cpm = 0.0, dpm = 0.0;
+    VadvStep::Carry s;  // closed bottom: w(-1/2) = 0
     double phi = in[G.idx(i, j, 0)];
     for (int64_t k = 0; k < nz; ++k) {
       const int64_t n = G.idx(i, j, k);
       const double wp = k + 1 < nz ? w[n] : 0.0;  // w(k+1/2); closed top
       const double phip = k + 1 < nz ? in[G.idx(i, j, k + 1)] : 0.0;
-      S.forward(wm, wp, phim, phi, phip, cpm, dpm);
-      cp[n] = cpm;
-      out[n] = dpm;
-      wm = wp;
-      phim = phi;
+      S.forward(s, wp, phi, phip);
+      cp[n] = s.cp;
+      out[n] = s.dp;
       phi = phip;
     }
     // back substitution: x_k = d'_k - c'_k x_{k+1}

@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "tessera/core/cuda_check.hpp"
 #include "tessera/core/error.hpp"
@@ -82,7 +83,7 @@ __global__ void __launch_bounds__(kCols) vadv_column_smem(Grid G, VadvStep S, co
       commit_group();
     }
     // Forward sweep (VadvStep::forward), one group at a time as it lands.
-    double wm = 0.0, phim = 0.0, cpm = 0.0, dpm = 0.0;
+    VadvStep::Carry cs;
     wait_pending(groups - 1);
     double phi = s_phi[lane];
     for (int q = 0; q < groups; ++q) {
@@ -92,11 +93,9 @@ __global__ void __launch_bounds__(kCols) vadv_column_smem(Grid G, VadvStep S, co
       for (int k = q * kChunk; k < k1; ++k) {
         const double wp = k + 1 < nz ? s_w[k * kCols + lane] : 0.0;
         const double phip = k + 1 < nz ? s_phi[(k + 1) * kCols + lane] : 0.0;
-        S.forward(wm, wp, phim, phi, phip, cpm, dpm);
-        s_w[k * kCols + lane] = cpm;
-        s_phi[k * kCols + lane] = dpm;
-        wm = wp;
-        phim = phi;
+        S.forward(cs, wp, phi, phip);
+        s_w[k * kCols + lane] = cs.cp;
+        s_phi[k * kCols + lane] = cs.dp;
         phi = phip;
       }
     }
@@ -112,35 +111,25 @@ __global__ void __launch_bounds__(kCols) vadv_column_smem(Grid G, VadvStep S, co
 
 
 // Register form: one thread per column, phi and w streamed through registers kRegAhead levels ahead of
-// the sweep (ld.global.cs: read once, first out of L2), d'_k kept in registers (a compile-time bound of
-// kRegLevels levels, loops fully unrolled) and c'_k in shared memory (nz x 32 x 8 B per warp, half of the
-// staged form's): the scratch never leaves the multiprocessor, loads overlap the sweep within each warp,
-// and more columns fit on a multiprocessor than in the staged form (8 warps against 5 at 80 levels).
+// the sweep (ld.global.cs: read once, first out of L2), d'_k kept in registers and c'_k in shared memory
+// (NZB x 32 x 8 B per warp, half of the staged form's): the scratch never leaves the multiprocessor, loads
+// overlap the sweep within each warp, and more columns fit on a multiprocessor than in the staged form
+// (8 warps against 5 at 80 levels).
+// NZB is a compile-time bound on the levels (16, 32, 48, 64 or 80: the smallest one >= nz runs). The
+// sweeps run all NZB levels without a branch: the levels from nz up read phi = w = 0, which makes them
+// rows (0, 1, 0 | 0) decoupled from the real ones (the lid gives c_{nz-1} = 0), so c'_k, d'_k and x_k of
+// the real levels are the same numbers as in a sweep of nz levels, and only their stores are predicated.
+// With VadvStep's branch-free reciprocal each sweep is one basic block: the compiler keeps the window in
+// registers without per-level moves or bound checks (~55 instructions per level before, docs/performance.md).
 constexpr int kRegLevels = 80;
 constexpr int kRegAhead = 8;  // levels of phi and w in flight per thread (4 measured 9 % slower)
 
-// L2 prefetch of rows of phi and w (TESSERA_VADV_PREFETCH=D levels ahead of the sweep, 0: off): the register
-// window holds only kRegAhead levels, which does not cover a DRAM latency at a few warps per
-// multiprocessor; a Hopper bulk prefetch asks the L2 for a level's row (the block's 32 columns) without
-// holding a register, so the window's loads hit in L2. Lanes 0..15 issue one each every 8 levels (rows of
-// levels k + D .. k + D + 7 of both fields), and the rows between the window and D at the column's start.
-__device__ __forceinline__ void prefetch_row(const double* row, int64_t ncols) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const uint64_t a0 = reinterpret_cast<uint64_t>(row) & ~uint64_t(15);
-  const uint64_t a1 = (reinterpret_cast<uint64_t>(row + ncols) + 15) & ~uint64_t(15);
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(a0), "r"(unsigned(a1 - a0)));
-#else
-  (void)row;
-  (void)ncols;
-#endif
-}
-
+template <int NZB>
 __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, const double* __restrict__ in,
-                                                         const double* __restrict__ w, double* __restrict__ out,
-                                                         int pfl) {
-  extern __shared__ double s_cp[];  // [nz][kCols]: c'_k
+                                                         const double* __restrict__ w, double* __restrict__ out) {
+  extern __shared__ double s_cp[];  // [NZB][kCols]: c'_k
   const int lane = threadIdx.x;
-  const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
+  const int nz = int(G.nz);  // <= NZB (the caller checks)
   const int64_t i = int64_t(blockIdx.x) * kCols + lane;
   if (i >= G.nx) return;
   const int64_t plane = G.plane();
@@ -150,58 +139,39 @@ __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, con
     const double* pin = in + n0;
     const double* pw = w + n0;
     double* po = out + n0;
-    // Rows of this block's columns for the prefetch: first column's element and the row's width.
-    const double* rin = in + (n0 - lane);
-    const double* rwv = w + (n0 - lane);
-    const int64_t ncols = G.nx - (i - lane) < kCols ? G.nx - (i - lane) : kCols;
-    if (pfl > 0)
-      for (int m = lane; m < 2 * (pfl - kRegAhead); m += kCols) {
-        const int lev = kRegAhead + (m >> 1);
-        if (lev < nz) prefetch_row((m & 1 ? rwv : rin) + plane * lev, ncols);
-      }
     double rphi[kRegAhead], rw[kRegAhead];  // slot k % kRegAhead: phi(k + 1), w(k) for level k
 #pragma unroll
     for (int m = 0; m < kRegAhead; ++m) {
       rphi[m] = m + 1 < nz ? __ldcs(pin + plane * (m + 1)) : 0.0;
       rw[m] = m + 1 < nz ? __ldcs(pw + plane * m) : 0.0;  // w(nz - 1/2) unused: lid
     }
-    double wm = 0.0, phim = 0.0, cpm = 0.0, dpm = 0.0;
+    VadvStep::Carry cs;
     double phi = __ldcs(pin);
-    double dp[kRegLevels];
+    double dp[NZB];
     // phi(k + kRegAhead + 1) and w(k + kRegAhead) at level k: pointers bumped per level, not recomputed.
     const double* lphi = pin + plane * (kRegAhead + 1);
     const double* lw = pw + plane * kRegAhead;
 #pragma unroll
-    for (int k = 0; k < kRegLevels; ++k) {
-      if (k < nz) {
-        if (k % 8 == 0 && pfl > 0 && lane < 16) {
-          const int lev = k + pfl + (lane & 7);
-          if (lev < nz) prefetch_row((lane >> 3 ? rwv : rin) + plane * lev, ncols);
-        }
-        const double wp = rw[k % kRegAhead], phip = rphi[k % kRegAhead];
-        const bool more = k + kRegAhead + 1 < nz;
-        rphi[k % kRegAhead] = more ? __ldcs(lphi) : 0.0;
-        rw[k % kRegAhead] = more ? __ldcs(lw) : 0.0;
-        lphi += plane;
-        lw += plane;
-        S.forward(wm, wp, phim, phi, phip, cpm, dpm);
-        cps[k * kCols] = cpm;
-        dp[k] = dpm;
-        wm = wp;
-        phim = phi;
-        phi = phip;
-      }
+    for (int k = 0; k < NZB; ++k) {
+      const double wp = rw[k % kRegAhead], phip = rphi[k % kRegAhead];
+      const bool more = k + kRegAhead + 1 < nz;
+      rphi[k % kRegAhead] = more ? __ldcs(lphi) : 0.0;
+      rw[k % kRegAhead] = more ? __ldcs(lw) : 0.0;
+      lphi += plane;
+      lw += plane;
+      S.forward(cs, wp, phi, phip);
+      cps[k * kCols] = cs.cp;
+      dp[k] = cs.dp;
+      phi = phip;
     }
-    // Backward sweep: x_{nz-1} = d'_{nz-1}, x_k = d'_k - c'_k x_{k+1}.
+    // Backward sweep: x_{NZB-1} = d'_{NZB-1}, x_k = d'_k - c'_k x_{k+1}; levels >= nz are not stored.
     double x = 0.0;
-    double* o = po + plane * (nz - 1);
+    double* o = po + plane * (NZB - 1);
 #pragma unroll
-    for (int k = kRegLevels - 1; k >= 0; --k) {
-      if (k < nz) {
-        x = k == nz - 1 ? dp[k] : VadvStep::back(dp[k], cps[k * kCols], x);
-        __stcs(o, x);
-        o -= plane;
-      }
+    for (int k = NZB - 1; k >= 0; --k) {
+      x = k == NZB - 1 ? dp[k] : VadvStep::back(dp[k], cps[k * kCols], x);
+      if (k < nz) __stcs(o, x);
+      o -= plane;
     }
   }
 }
@@ -234,7 +204,8 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   if (want != "auto" && want != "reg" && want != "smem")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected auto, reg or smem");
   const bool reg = want != "smem" && gr.nz <= kRegLevels;
-  const size_t bytes = size_t(reg ? 1 : 2) * size_t(gr.nz) * kCols * sizeof(double);
+  const int nzb = gr.nz <= 16 ? 16 : gr.nz <= 32 ? 32 : gr.nz <= 48 ? 48 : gr.nz <= 64 ? 64 : kRegLevels;
+  const size_t bytes = reg ? size_t(nzb) * kCols * sizeof(double) : size_t(2) * size_t(gr.nz) * kCols * sizeof(double);
   if (gr.nz > 65535 || bytes > size_t(optin)) return false;  // portable path (c' through scratch)
   // Blocks in y: one per row j up to 65535 (more rows: each block loops over several);
   // TESSERA_VADV_GRID_Y caps it lower (tests exercise the loop with it).
@@ -244,14 +215,20 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const cudaStream_t s = static_cast<cudaStream_t>(ex.stream);
   const VadvStep S = VadvStep::make(vp);
   if (reg) {
-    static size_t raised = 0;
-    allow_smem(vadv_column_reg, bytes, raised);
-    // TESSERA_VADV_PREFETCH=D: L2 prefetch D levels ahead (read per call; 0 or unset: off).
-    const char* pe = std::getenv("TESSERA_VADV_PREFETCH");
-    const int pfl = pe && *pe ? std::atoi(pe) : 0;
-    if (pfl < 0 || (pfl > 0 && pfl <= kRegAhead))
-      TESSERA_THROW("TESSERA_VADV_PREFETCH=" + std::string(pe) + ": expected 0 (off) or more than " + std::to_string(kRegAhead) + " levels");
-    vadv_column_reg<<<grid, kCols, bytes, s>>>(gr, S, in, w, out, pfl);
+    auto go = [&](auto bound) {
+      constexpr int NZB = decltype(bound)::value;
+      static size_t raised = 0;
+      allow_smem(vadv_column_reg<NZB>, bytes, raised);
+      vadv_column_reg<NZB><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+    };
+    using std::integral_constant;
+    switch (nzb) {
+      case 16: go(integral_constant<int, 16>{}); break;
+      case 32: go(integral_constant<int, 32>{}); break;
+      case 48: go(integral_constant<int, 48>{}); break;
+      case 64: go(integral_constant<int, 64>{}); break;
+      default: go(integral_constant<int, kRegLevels>{}); break;
+    }
   } else {
     static size_t raised = 0;
     allow_smem(vadv_column_smem, bytes, raised);

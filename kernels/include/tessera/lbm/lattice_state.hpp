@@ -118,6 +118,9 @@ std::array<double, 6> wall_force(const exec::Exec& ex, const LatticeState& s, co
                                  const int64_t lo[3], int wall_id);
 // Whether the tuned path exists in this build for this lattice and precision.
 bool tuned_available(LatticeKind lattice, Precision precision);
+// The tuned kernel's L2 prefetch distance for this storage precision, KiB of population data ahead of each
+// block (TESSERA_LBM_PREFETCH if set, else the default; 0: off). Benchmarks record it.
+long tuned_prefetch_kib(Precision precision);
 
 // Raw slot contents as unshifted f (slot q of padded cell c at [q * cells + c]), for tests and
 // checkpoints; write_slots() is the inverse (rounding to the storage precision).

@@ -23,52 +23,68 @@ struct VadvParams {
   double dt = 1.0, dz = 1.0, beta = 0.5;
 };
 
-// The Thomas steps of one column, shared by the portable loop and the tuned CUDA kernel (vadv_cuda.cpp)
-// so that both evaluate the same expressions in the same order. hr = beta r / 2, er = (1 - beta) r.
-// Every device kernel using this is checked bit for bit against the portable loop in
-// tests/weather/test_cosmo_tuned.cpp.
+// The Thomas steps of one column, shared by the portable loop and the tuned CUDA kernels (vadv_cuda.cpp)
+// so that all of them evaluate the same expressions in the same order on the device. Every device kernel
+// using this is checked bit for bit against the portable loop in tests/weather/test_cosmo_tuned.cpp.
+//
+// Row k of the system, with wm = w(k-1/2), wp = w(k+1/2) (0 at the closed ends) and hr = beta r / 2:
+//   a_k = -hr wm,  c_k = hr wp,  b_k = 1 + hr (wp - wm),
+//   d_k = phi(k) - her (wp (phi(k) + phi(k+1)) - wm (phi(k-1) + phi(k))),  her = (1 - beta) r / 2.
+// Since a_k = -c_{k-1} exactly, and the lower flux product wm (phi(k-1) + phi(k)) is the upper one of the
+// level below, a sweep carries c_{k-1} and that product from level to level (Carry) instead of
+// recomputing them: per level one multiply for c, one sum and one product for the flux.
 struct VadvStep {
-  double hr, er;
+  double hr, her;
   TESSERA_HD static VadvStep make(const VadvParams& vp) {
     const double r = vp.dt / vp.dz;
-    return VadvStep{0.5 * vp.beta * r, (1.0 - vp.beta) * r};
+    return VadvStep{0.5 * vp.beta * r, 0.5 * (1.0 - vp.beta) * r};
   }
-  // The row of the tridiagonal system at level k: a_k phi'(k-1) + b_k phi'(k) + c_k phi'(k+1) = d_k.
-  struct Row {
-    double a, b, c, d;
+  // What the forward sweep carries from level k-1 to level k: w(k-1/2), c_{k-1} = hr w(k-1/2), the rounded
+  // flux product w(k-1/2) (phi(k-1) + phi(k)), and c'_{k-1}, d'_{k-1}. Zero below the first level.
+  struct Carry {
+    double wm = 0.0, cm = 0.0, fm = 0.0, cp = 0.0, dp = 0.0;
   };
-  // wm = w(k-1/2), wp = w(k+1/2) (0 at the closed ends), phim, phi, phip = phi(k-1), phi(k), phi(k+1).
-  // On the device every multiply-add is an explicit fma(), so that each kernel shape rounds alike
-  // (left to contraction, nvcc fused one or the other product of the flux difference depending on the
-  // surrounding loop). The host keeps the plain expressions; host and device agree to rounding.
-  TESSERA_HD Row row(double wm, double wp, double phim, double phi, double phip) const {
-    Row q;
-    q.a = -hr * wm;
-    q.c = hr * wp;
+  // 1 / x. On the device: the hardware approximation refined by two Newton-Raphson steps, which is the
+  // main path of the IEEE reciprocal nvcc emits for 1.0 / x without its branch to a slow path for |x|
+  // near the ends of the exponent range (x = b_k - a_k c'_{k-1} is 1 + O(Courant number) here); within
+  // an ulp of 1.0 / x. Straight-line code lets the unrolled sweep of vadv_cuda.cpp stay one basic block.
+  TESSERA_HD static double recip(double x) {
 #if defined(__CUDA_ARCH__)
-    q.b = fma(hr, wp - wm, 1.0);
-    q.d = fma(-er, 0.5 * fma(wp, phi + phip, -(wm * (phim + phi))), phi);
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+    double e = fma(-x, r, 1.0);
+    e = fma(e, e, e);
+    r = fma(r, e, r);
+    e = fma(-x, r, 1.0);
+    return fma(r, e, r);
 #else
-    q.b = 1.0 + hr * (wp - wm);
-    q.d = phi - er * (0.5 * (wp * (phi + phip) - wm * (phim + phi)));
-#endif
-    return q;
-  }
-  // Forward elimination of row q: cp, dp hold c'_{k-1}, d'_{k-1} on entry and c'_k, d'_k on return.
-  TESSERA_HD static void eliminate(const Row& q, double& cp, double& dp) {
-#if defined(__CUDA_ARCH__)
-    const double m = 1.0 / fma(-q.a, cp, q.b);
-    cp = q.c * m;
-    dp = fma(-q.a, dp, q.d) * m;
-#else
-    const double m = 1.0 / (q.b - q.a * cp);
-    cp = q.c * m;
-    dp = (q.d - q.a * dp) * m;
+    return 1.0 / x;
 #endif
   }
-  // Both at level k: what every kernel (portable, staged, register form) runs per level.
-  TESSERA_HD void forward(double wm, double wp, double phim, double phi, double phip, double& cp, double& dp) const {
-    eliminate(row(wm, wp, phim, phi, phip), cp, dp);
+  // Forward elimination at level k: phi = phi(k), phip = phi(k+1), wp = w(k+1/2); s holds level k-1's
+  // carry on entry and level k's on return (s.cp, s.dp = c'_k, d'_k).
+  // On the device every multiply-add is an explicit fma(), so that each kernel shape rounds alike (left to
+  // contraction, nvcc fused one or the other product of the flux difference depending on the surrounding
+  // loop). The host keeps plain expressions; host and device agree to rounding.
+  TESSERA_HD void forward(Carry& s, double wp, double phi, double phip) const {
+    const double c = hr * wp;
+    const double sum = phi + phip;
+#if defined(__CUDA_ARCH__)
+    const double b = fma(hr, wp - s.wm, 1.0);
+    const double d = fma(-her, fma(wp, sum, -s.fm), phi);
+    const double m = recip(fma(s.cm, s.cp, b));
+    s.cp = c * m;
+    s.dp = fma(s.cm, s.dp, d) * m;
+#else
+    const double b = 1.0 + hr * (wp - s.wm);
+    const double d = phi - her * (wp * sum - s.fm);
+    const double m = 1.0 / (b + s.cm * s.cp);
+    s.cp = c * m;
+    s.dp = (d + s.cm * s.dp) * m;
+#endif
+    s.fm = wp * sum;
+    s.cm = c;
+    s.wm = wp;
   }
   // Back substitution: x_k = d'_k - c'_k x_{k+1}.
   TESSERA_HD static double back(double dpk, double cpk, double xp) {
