@@ -23,9 +23,11 @@
 
 namespace tessera::lbm {
 
-// Default L2 prefetch distance per storage precision, KiB of population data ahead (0: off); measured in
-// bench/results (docs/performance.md, LBM item 13).
-constexpr long kPrefetchKiBFp32 = 0;
+// Default L2 prefetch distance per storage precision, KiB of population data ahead (0: off). Measured on an
+// H200 (docs/performance.md, LBM item 13): fp32 +7-8 % in the periodic box and +9-10 % with walls at
+// 1-3 MiB (flat in between); fp16 1-9 % slower in the periodic box (its kernel is bound by issue, not
+// latency), so it stays off there (TESSERA_LBM_PREFETCH=2048 turns it on: +13 % for D3Q19 with walls).
+constexpr long kPrefetchKiBFp32 = 2048;
 constexpr long kPrefetchKiBFp16 = 0;
 
 #if TESSERA_CUDA_COMPILER

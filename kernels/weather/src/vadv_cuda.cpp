@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
-#include <type_traits>
 
 #include "tessera/core/cuda_check.hpp"
 #include "tessera/core/error.hpp"
@@ -111,25 +110,21 @@ __global__ void __launch_bounds__(kCols) vadv_column_smem(Grid G, VadvStep S, co
 
 
 // Register form: one thread per column, phi and w streamed through registers kRegAhead levels ahead of
-// the sweep (ld.global.cs: read once, first out of L2), d'_k kept in registers and c'_k in shared memory
-// (NZB x 32 x 8 B per warp, half of the staged form's): the scratch never leaves the multiprocessor, loads
-// overlap the sweep within each warp, and more columns fit on a multiprocessor than in the staged form
-// (8 warps against 5 at 80 levels).
-// NZB is a compile-time bound on the levels (16, 32, 48, 64 or 80: the smallest one >= nz runs). The
-// sweeps run all NZB levels without a branch: the levels from nz up read phi = w = 0, which makes them
-// rows (0, 1, 0 | 0) decoupled from the real ones (the lid gives c_{nz-1} = 0), so c'_k, d'_k and x_k of
-// the real levels are the same numbers as in a sweep of nz levels, and only their stores are predicated.
-// With VadvStep's branch-free reciprocal each sweep is one basic block: the compiler keeps the window in
-// registers without per-level moves or bound checks (~55 instructions per level before, docs/performance.md).
+// the sweep (ld.global.cs: read once, first out of L2), d'_k kept in registers (a compile-time bound of
+// kRegLevels levels, loops fully unrolled) and c'_k in shared memory (nz x 32 x 8 B per warp, half of the
+// staged form's): the scratch never leaves the multiprocessor, loads overlap the sweep within each warp,
+// and more columns fit on a multiprocessor than in the staged form (8 warps against 5 at 80 levels).
+// Each level stays a basic block of its own (`if (k < nz)`): a form with a compile-time level count and
+// padded levels, one basic block per sweep, let the compiler keep c' in registers, spill, and bring the
+// loads next to their use: 0.37-0.39 of copy against 0.60 (docs/performance.md).
 constexpr int kRegLevels = 80;
 constexpr int kRegAhead = 8;  // levels of phi and w in flight per thread (4 measured 9 % slower)
 
-template <int NZB>
 __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, const double* __restrict__ in,
                                                          const double* __restrict__ w, double* __restrict__ out) {
-  extern __shared__ double s_cp[];  // [NZB][kCols]: c'_k
+  extern __shared__ double s_cp[];  // [nz][kCols]: c'_k
   const int lane = threadIdx.x;
-  const int nz = int(G.nz);  // <= NZB (the caller checks)
+  const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
   const int64_t i = int64_t(blockIdx.x) * kCols + lane;
   if (i >= G.nx) return;
   const int64_t plane = G.plane();
@@ -147,31 +142,35 @@ __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, con
     }
     VadvStep::Carry cs;
     double phi = __ldcs(pin);
-    double dp[NZB];
+    double dp[kRegLevels];
     // phi(k + kRegAhead + 1) and w(k + kRegAhead) at level k: pointers bumped per level, not recomputed.
     const double* lphi = pin + plane * (kRegAhead + 1);
     const double* lw = pw + plane * kRegAhead;
 #pragma unroll
-    for (int k = 0; k < NZB; ++k) {
-      const double wp = rw[k % kRegAhead], phip = rphi[k % kRegAhead];
-      const bool more = k + kRegAhead + 1 < nz;
-      rphi[k % kRegAhead] = more ? __ldcs(lphi) : 0.0;
-      rw[k % kRegAhead] = more ? __ldcs(lw) : 0.0;
-      lphi += plane;
-      lw += plane;
-      S.forward(cs, wp, phi, phip);
-      cps[k * kCols] = cs.cp;
-      dp[k] = cs.dp;
-      phi = phip;
+    for (int k = 0; k < kRegLevels; ++k) {
+      if (k < nz) {
+        const double wp = rw[k % kRegAhead], phip = rphi[k % kRegAhead];
+        const bool more = k + kRegAhead + 1 < nz;
+        rphi[k % kRegAhead] = more ? __ldcs(lphi) : 0.0;
+        rw[k % kRegAhead] = more ? __ldcs(lw) : 0.0;
+        lphi += plane;
+        lw += plane;
+        S.forward(cs, wp, phi, phip);
+        cps[k * kCols] = cs.cp;
+        dp[k] = cs.dp;
+        phi = phip;
+      }
     }
-    // Backward sweep: x_{NZB-1} = d'_{NZB-1}, x_k = d'_k - c'_k x_{k+1}; levels >= nz are not stored.
+    // Backward sweep: x_{nz-1} = d'_{nz-1}, x_k = d'_k - c'_k x_{k+1}.
     double x = 0.0;
-    double* o = po + plane * (NZB - 1);
+    double* o = po + plane * (nz - 1);
 #pragma unroll
-    for (int k = NZB - 1; k >= 0; --k) {
-      x = k == NZB - 1 ? dp[k] : VadvStep::back(dp[k], cps[k * kCols], x);
-      if (k < nz) __stcs(o, x);
-      o -= plane;
+    for (int k = kRegLevels - 1; k >= 0; --k) {
+      if (k < nz) {
+        x = k == nz - 1 ? dp[k] : VadvStep::back(dp[k], cps[k * kCols], x);
+        __stcs(o, x);
+        o -= plane;
+      }
     }
   }
 }
@@ -204,8 +203,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   if (want != "auto" && want != "reg" && want != "smem")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected auto, reg or smem");
   const bool reg = want != "smem" && gr.nz <= kRegLevels;
-  const int nzb = gr.nz <= 16 ? 16 : gr.nz <= 32 ? 32 : gr.nz <= 48 ? 48 : gr.nz <= 64 ? 64 : kRegLevels;
-  const size_t bytes = reg ? size_t(nzb) * kCols * sizeof(double) : size_t(2) * size_t(gr.nz) * kCols * sizeof(double);
+  const size_t bytes = size_t(reg ? 1 : 2) * size_t(gr.nz) * kCols * sizeof(double);
   if (gr.nz > 65535 || bytes > size_t(optin)) return false;  // portable path (c' through scratch)
   // Blocks in y: one per row j up to 65535 (more rows: each block loops over several);
   // TESSERA_VADV_GRID_Y caps it lower (tests exercise the loop with it).
@@ -215,20 +213,9 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const cudaStream_t s = static_cast<cudaStream_t>(ex.stream);
   const VadvStep S = VadvStep::make(vp);
   if (reg) {
-    auto go = [&](auto bound) {
-      constexpr int NZB = decltype(bound)::value;
-      static size_t raised = 0;
-      allow_smem(vadv_column_reg<NZB>, bytes, raised);
-      vadv_column_reg<NZB><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
-    };
-    using std::integral_constant;
-    switch (nzb) {
-      case 16: go(integral_constant<int, 16>{}); break;
-      case 32: go(integral_constant<int, 32>{}); break;
-      case 48: go(integral_constant<int, 48>{}); break;
-      case 64: go(integral_constant<int, 64>{}); break;
-      default: go(integral_constant<int, kRegLevels>{}); break;
-    }
+    static size_t raised = 0;
+    allow_smem(vadv_column_reg, bytes, raised);
+    vadv_column_reg<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
   } else {
     static size_t raised = 0;
     allow_smem(vadv_column_smem, bytes, raised);
