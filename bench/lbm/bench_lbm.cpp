@@ -10,7 +10,9 @@
 // --kernel pattern: the tuned kernel's loads and stores without the collision (lbm::stream_pattern_only):
 // the memory ceiling of the AA access pattern with Q slot arrays, against which the tuned kernel's
 // fraction of copy can be read. --kernel pattern-blocked: the same on a blocked layout (32 cells x Q slots
-// contiguous), which the solver does not use: what such a layout would allow.
+// contiguous), which the solver does not use: what such a layout would allow; --kernel tuned-blocked: the
+// tuned kernel's force-free BGK collision on that layout (periodic box, --collision bgk), and
+// --kernel tuned-slots the same measurement kernel on the solver's layout (the control).
 // --memory managed: populations and flags in CUDA managed memory, advised to stay on the GPU and
 // prefetched there (as lbm's parallel.memory: managed), to measure its cost against device memory.
 #include <cstdio>
@@ -31,7 +33,8 @@ namespace {
 // What --help prints (the header comment above says more).
 const char* const kUsage =
     "  bench_lbm [--device gpu|cpu] [--sizes 256,512] [--lattices D3Q19,D3Q27] [--precisions fp32,fp16]\n"
-    "            [--collision bgk|trt|regularized] [--kernel tuned|reference|pattern|pattern-blocked] [--box periodic|walls]\n"
+    "            [--collision bgk|trt|regularized] [--box periodic|walls]\n"
+    "            [--kernel tuned|reference|pattern|pattern-blocked|tuned-blocked|tuned-slots]\n"
     "            [--steps 20] [--reps 5] [--memory device|managed] [--out bench/results/lbm.jsonl]\n";
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> r;
@@ -105,7 +108,10 @@ int main(int argc, char** argv) {
         g.gz = lbm::lattice_dim(lk) == 2 ? 0 : 1;
         // --kernel pattern: the tuned kernel's loads and stores without the collision (the memory ceiling
         // of its access pattern; lbm::stream_pattern_only).
-        const bool pattern = kernel == "pattern" || kernel == "pattern-blocked", blocked = kernel == "pattern-blocked";
+        const bool pattern = kernel == "pattern" || kernel == "pattern-blocked" || kernel == "tuned-blocked" ||
+                             kernel == "tuned-slots";
+        const bool with_collision = kernel == "tuned-blocked" || kernel == "tuned-slots";
+        const bool blocked = kernel == "pattern-blocked" || kernel == "tuned-blocked";
         const lbm::KernelPath path =
             kernel == "tuned" || pattern ? lbm::KernelPath::Tuned : lbm::KernelPath::Reference;
         if (path == lbm::KernelPath::Tuned && !lbm::tuned_available(lk, pr)) {
@@ -133,7 +139,7 @@ int main(int argc, char** argv) {
             [&]() {
               for (int t = 0; t < steps; ++t) {
                 if (pattern)
-                  lbm::stream_pattern_only(ex, s, blocked);
+                  lbm::stream_pattern_only(ex, s, blocked, with_collision ? &p : nullptr);
                 else
                   lbm::stream_collide(ex, s, p, path);
               }

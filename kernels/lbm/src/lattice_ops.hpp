@@ -30,6 +30,6 @@ void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams
 bool tuned_pair_applicable(const LatticeState& s);
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // The one-cell kernel's loads and stores without the collision (stream_pattern_only).
-void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked);
+void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide);
 
 }  // namespace tessera::lbm::detail

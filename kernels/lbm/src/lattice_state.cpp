@@ -141,11 +141,15 @@ void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams
   end_step(s);
 }
 
-void stream_pattern_only(const exec::Exec& ex, LatticeState& s, bool blocked) {
+void stream_pattern_only(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide) {
   TESSERA_REQUIRE(ex.on_device() && tuned_available(s.lattice(), s.precision()),
                   "stream_pattern_only measures the tuned CUDA kernel's access pattern: a GPU run of a 3-D lattice "
                   "in fp32 or fp16 storage");
-  detail::tuned_pattern_step(ex, s, blocked);
+  if (collide)
+    TESSERA_REQUIRE(collide->kind == CollisionKind::BGK && collide->smagorinsky == 0.0 && collide->force[0] == 0.0 &&
+                        collide->force[1] == 0.0 && collide->force[2] == 0.0 && !s.force_field_or_null(),
+                    "stream_pattern_only with a collision: BGK without LES and without any force");
+  detail::tuned_pattern_step(ex, s, blocked, collide);
   end_step(s);
 }
 

@@ -167,9 +167,13 @@ __global__ void __launch_bounds__(BX, MB)
 // The access pattern of the one-cell kernel without its arithmetic (stream_pattern_only, measurement):
 // flag, Q loads, Q stores per fluid cell; odd steps stream every cell as if it had no wall neighbour.
 // 64-bit indices for fp32 and 32-bit for fp16 where they apply, as the tuned kernel chooses.
-template <class L, class S, class I, int BX, int MB, bool Blocked>
+// Collide: the force-free BGK collision of the tuned kernel between loads and stores (the tuned kernel on
+// the layout under test).
+template <class L, class S, class I, int BX, int MB, bool Blocked, bool Collide>
 __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, const uint8_t* __restrict__ flags,
-                                                          GridLayout gl, Geom32 g32, bool odd, Prefetch pf) {
+                                                          GridLayout gl, Geom32 g32, bool odd,
+                                                          StepArgs<typename Storage<S>::Real> a, Prefetch pf) {
+  using A = typename Storage<S>::Real;
   constexpr int Q = L::Q;
   const I i = I(blockIdx.x) * BX + threadIdx.x;
   if (i >= I(gl.nx)) return;
@@ -180,20 +184,27 @@ __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, con
   if (Blocked && c + pxy + px + 1 >= n / 32 * 32) return;  // a neighbour in the last, partial block
   if (!is_fluid(__ldg(flags + c))) return;
   auto at = [&](int q, I cell) { return Blocked ? ((cell >> 5) * I(Q) + I(q)) * 32 + (cell & 31) : I(q) * n + cell; };
-  S v[Q];
+  A v[Q];
+  auto ld = [&](I e) { return A(Storage<S>::load(f[e])); };
+  auto st = [&](I e, A x) { f[e] = Storage<S>::store(x); };
+  auto mid = [&] {
+    if constexpr (Collide) collide_cell<L, CollisionKind::BGK, A, false>(a, int64_t(c), v);
+  };
   if (!odd) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) v[q] = f[at(q, c)];
+    for (int q = 0; q < Q; ++q) v[q] = ld(at(q, c));
+    mid();
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) f[at(opposite(q), c)] = v[q];
+    for (int q = 0; q < Q; ++q) st(at(opposite(q), c), v[q]);
   } else {
     auto off = [&](int q) { return offset_u<L, I>(q, px, pxy); };
-    v[0] = f[at(0, c)];
+    v[0] = ld(at(0, c));
     TESSERA_LBM_UNROLL
-    for (int q = 1; q < Q; ++q) v[q] = f[at(opposite(q), c - off(q))];
-    f[at(0, c)] = v[0];
+    for (int q = 1; q < Q; ++q) v[q] = ld(at(opposite(q), c - off(q)));
+    mid();
+    st(at(0, c), v[0]);
     TESSERA_LBM_UNROLL
-    for (int q = 1; q < Q; ++q) f[at(q, c + off(q))] = v[q];
+    for (int q = 1; q < Q; ++q) st(at(q, c + off(q)), v[q]);
   }
 }
 
@@ -401,7 +412,7 @@ void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p)
   if (tuned_pair_step(ex, s, p)) return;  // two cells per thread where the layout allows (tuned_pair_cuda.cpp)
   tuned_dispatch(ex, s, p, nullptr);
 }
-void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked) {
+void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide) {
   TESSERA_REQUIRE(ex.on_device(), "the LBM access-pattern measurement runs on the GPU only");
 #if TESSERA_CUDA_COMPILER
   const GridLayout& g = s.grid();
@@ -410,18 +421,33 @@ void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked) {
   const Geom32 g32 = make_geom32(g);
   const dim3 grid(unsigned((g.nx + kBlockX - 1) / kBlockX), unsigned(g.ny), unsigned(g.nz));
   const bool odd = s.parity == 1;
+  const CollisionParams none{};
+  const StepArgs<float> a = make_step_args<float>(s, collide ? *collide : none);
   auto go = [&](auto lat, auto sto) {
     using L = decltype(lat);
     using S = decltype(sto);
     constexpr int MB = min_blocks<L>();
     S* f = static_cast<S*>(s.pops());
     const Prefetch pf = make_prefetch<L, S>(g, st);
-    if (blocked)
-      aa_pattern_only<L, S, uint64_t, kBlockX, MB, true><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd, pf);
-    else if (std::is_same_v<S, half_t> && fits32(g, L::Q))
-      aa_pattern_only<L, S, uint32_t, kBlockX, MB, false><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd, pf);
-    else
-      aa_pattern_only<L, S, uint64_t, kBlockX, MB, false><<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd, pf);
+    const bool i32 = std::is_same_v<S, half_t> && fits32(g, L::Q);  // the tuned kernel's choice
+    auto launch = [&](auto idx, auto blk, auto col) {
+      // With the collision one block fewer per SM than the tuned kernel: the blocked index arithmetic of
+      // the odd step needs the registers (no spills then).
+      constexpr bool C = decltype(col)::value;
+      aa_pattern_only<L, S, decltype(idx), kBlockX, C ? MB - 1 : MB, decltype(blk)::value, C>
+          <<<grid, kBlockX, 0, st>>>(f, s.flags(), g, g32, odd, a, pf);
+    };
+    auto by_layout = [&](auto col) {
+      if (blocked) {
+        if (i32) launch(uint32_t{}, std::true_type{}, col);
+        else launch(uint64_t{}, std::true_type{}, col);
+      } else {
+        if (i32) launch(uint32_t{}, std::false_type{}, col);
+        else launch(uint64_t{}, std::false_type{}, col);
+      }
+    };
+    if (collide) by_layout(std::true_type{});
+    else by_layout(std::false_type{});
   };
   const bool h = s.precision() == Precision::FP16;
   TESSERA_REQUIRE(s.precision() != Precision::FP64 && s.lattice() != LatticeKind::D2Q9,
@@ -432,6 +458,7 @@ void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked) {
 #else
   (void)s;
   (void)blocked;
+  (void)collide;
 #endif
 }
 

@@ -106,8 +106,11 @@ void end_step(LatticeState& s);
 // populations keep no physical meaning; it is the memory-traffic ceiling of the kernel's access pattern.
 // blocked = true: the same pattern on a blocked layout (32 consecutive cells x Q slots contiguous, slot q of
 // cell c at ((c / 32) Q + q) 32 + c mod 32; the cells of the last, partial block of 32 are skipped), to
-// measure what such a layout would allow before building it.
-void stream_pattern_only(const exec::Exec& ex, LatticeState& s, bool blocked = false);
+// measure what such a layout would allow before building it. collide (BGK without any force): also run
+// the tuned kernel's collision between the loads and the stores, i.e. the tuned kernel itself on that
+// layout (bench_lbm --kernel tuned-blocked).
+void stream_pattern_only(const exec::Exec& ex, LatticeState& s, bool blocked = false,
+                         const CollisionParams* collide = nullptr);
 // Density and velocity (Guo-corrected, as in the collision) at the current time, padded arrays.
 // Non-fluid cells get rho = 1, u = 0.
 void compute_moments(const exec::Exec& ex, const LatticeState& s, const CollisionParams& p, float* rho, float* u);
