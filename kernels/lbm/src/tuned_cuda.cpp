@@ -42,14 +42,9 @@ constexpr int kBlockX = 128;
 //          256 x 4:  9,747 / 12,662    64 x 16:  9,167 / 12,234
 // (block size x minimum blocks per SM). Tuning builds (-DTESSERA_LBM_LAUNCH_VARIANTS=ON) pick one at run
 // time with TESSERA_LBM_LAUNCH=BXxMB.
-// fp32 storage with the L2 prefetch (item 13 of docs/performance.md) no longer needs the occupancy: the
-// loads hit in L2, and one block fewer per SM leaves the collision more registers. The blocked-layout
-// measurement kernel with the same collision at 5 / 4 blocks ran 3-4 % faster than the tuned kernel at
-// 6 / 5 (bfa594f), so fp32 takes 5 (D3Q19) and 4 (D3Q27); fp16 keeps 6 / 5 (it is bound by issue).
-template <class L, class S>
+template <class L>
 constexpr int min_blocks() {
-  if constexpr (std::is_same_v<S, float>) return L::Q <= 19 ? 5 : 4;
-  else return L::Q <= 19 ? 6 : 5;
+  return L::Q <= 19 ? 6 : 5;
 }
 
 // Wall velocities live in constant memory. Passing them inside the kernel's by-value argument and
@@ -274,7 +269,7 @@ bool has_force(const LatticeState& s, const CollisionParams& p) {
 template <class L, class S, CollisionKind K>
 void launch_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box) {
   using A = typename Storage<S>::Real;
-  constexpr int BX = kBlockX, MB = min_blocks<L, S>();
+  constexpr int BX = kBlockX, MB = min_blocks<L>();
   const StepArgs<A> a = detail::make_step_args<A>(s, p);
   const auto st = static_cast<cudaStream_t>(ex.stream);
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
@@ -338,7 +333,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   else if (v == "128x4") go(integral_constant<int, 128>{}, integral_constant<int, 4>{});
   else
 #endif
-    go(integral_constant<int, kBlockX>{}, integral_constant<int, min_blocks<L, S>()>{});
+    go(integral_constant<int, kBlockX>{}, integral_constant<int, min_blocks<L>()>{});
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_tuned");
 }
 
@@ -431,7 +426,7 @@ void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, con
   auto go = [&](auto lat, auto sto) {
     using L = decltype(lat);
     using S = decltype(sto);
-    constexpr int MB = L::Q <= 19 ? 6 : 5;  // the launch every access-pattern record was measured with
+    constexpr int MB = min_blocks<L>();
     S* f = static_cast<S*>(s.pops());
     const Prefetch pf = make_prefetch<L, S>(g, st);
     const bool i32 = std::is_same_v<S, half_t> && fits32(g, L::Q);  // the tuned kernel's choice
