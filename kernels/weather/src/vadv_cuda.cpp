@@ -146,20 +146,23 @@ __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, con
     // phi(k + kRegAhead + 1) and w(k + kRegAhead) at level k: pointers bumped per level, not recomputed.
     const double* lphi = pin + plane * (kRegAhead + 1);
     const double* lw = pw + plane * kRegAhead;
+    // `break` rather than `if (k < nz) {...}`: with the guard, every level ended in a join where the window's
+    // registers had to agree with the path that skipped the level, and nvcc rotated them with moves that
+    // read the loads just issued, so each level waited for its own prefetch (ncu: long-scoreboard stalls).
+    // With an exit per level the window is dead at every join.
 #pragma unroll
     for (int k = 0; k < kRegLevels; ++k) {
-      if (k < nz) {
-        const double wp = rw[k % kRegAhead], phip = rphi[k % kRegAhead];
-        const bool more = k + kRegAhead + 1 < nz;
-        rphi[k % kRegAhead] = more ? __ldcs(lphi) : 0.0;
-        rw[k % kRegAhead] = more ? __ldcs(lw) : 0.0;
-        lphi += plane;
-        lw += plane;
-        S.forward(cs, wp, phi, phip);
-        cps[k * kCols] = cs.cp;
-        dp[k] = cs.dp;
-        phi = phip;
-      }
+      if (k >= nz) break;
+      const double wp = rw[k % kRegAhead], phip = rphi[k % kRegAhead];
+      const bool more = k + kRegAhead + 1 < nz;
+      rphi[k % kRegAhead] = more ? __ldcs(lphi) : 0.0;
+      rw[k % kRegAhead] = more ? __ldcs(lw) : 0.0;
+      lphi += plane;
+      lw += plane;
+      S.forward(cs, wp, phi, phip);
+      cps[k * kCols] = cs.cp;
+      dp[k] = cs.dp;
+      phi = phip;
     }
     // Backward sweep: x_{nz-1} = d'_{nz-1}, x_k = d'_k - c'_k x_{k+1}.
     double x = 0.0;
