@@ -178,6 +178,83 @@ __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, con
   }
 }
 
+// Ring form (the default up to kRegLevels levels): the register form with its 8-level window of phi and w
+// replaced by a ring of kRing levels in shared memory filled by cp.async (one commit group per level,
+// zero-filled above the column). ncu's source counters on the register form showed its long-scoreboard
+// stalls (half of all samples) on the first use of a window value every 8 levels: a warp that runs
+// unstalled covers 8 levels in less than a DRAM latency. The ring holds 14 levels in flight for the same
+// 8 warps per multiprocessor (c' 20 KB + ring 7 KB per warp at 80 levels) and frees the window's
+// registers. Same VadvStep arithmetic in the same order: bit-identical to the portable path.
+constexpr int kRing = 14;
+
+__device__ __forceinline__ void copy_async8_zfill(double* dst, const double* src, bool valid) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 8u : 0u) : "memory");
+}
+
+__global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, const double* __restrict__ in,
+                                                          const double* __restrict__ w, double* __restrict__ out) {
+  extern __shared__ double s_mem[];
+  const int lane = threadIdx.x;
+  const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
+  const int64_t i = int64_t(blockIdx.x) * kCols + lane;
+  if (i >= G.nx) return;
+  const int64_t plane = G.plane();
+  double* cps = s_mem + lane;                 // [nz][kCols]: c'_k
+  double* ring = s_mem + nz * kCols + lane;   // [kRing][2][kCols]: phi(k + 1), w(k) of level k in slot k % kRing
+  for (int64_t j = blockIdx.y; j < G.ny; j += gridDim.y) {
+    const int64_t n0 = G.idx(i, j);
+    const double* pin = in + n0;
+    const double* pw = w + n0;
+    double* po = out + n0;
+    // phi(k + 1) and w(k) of the next level to request (w(nz - 1/2) unused: lid; zero-filled past the top).
+    const double* lphi = pin + plane;
+    const double* lw = pw;
+#pragma unroll
+    for (int m = 0; m < kRing; ++m) {
+      const bool v = m + 1 < nz;
+      copy_async8_zfill(ring + (2 * m) * kCols, v ? lphi : pin, v);
+      copy_async8_zfill(ring + (2 * m + 1) * kCols, v ? lw : pw, v);
+      commit_group();
+      lphi += plane;
+      lw += plane;
+    }
+    VadvStep::Carry cs;
+    double phi = __ldcs(pin);
+    double dp[kRegLevels];
+#pragma unroll
+    for (int k = 0; k < kRegLevels; ++k) {
+      if (k >= nz) break;
+      asm volatile("cp.async.wait_group %0;\n" ::"n"(kRing - 1) : "memory");  // level k's group has landed
+      double* slot = ring + 2 * (k % kRing) * kCols;
+      const double phip = slot[0], wp = slot[kCols];
+      S.forward(cs, wp, phi, phip);
+      cps[k * kCols] = cs.cp;
+      dp[k] = cs.dp;
+      phi = phip;
+      // Level k + kRing into the slot just read (its values are consumed above).
+      const bool v = k + kRing + 1 < nz;
+      copy_async8_zfill(slot, v ? lphi : pin, v);
+      copy_async8_zfill(slot + kCols, v ? lw : pw, v);
+      commit_group();
+      lphi += plane;
+      lw += plane;
+    }
+    wait_pending(0);  // the zero fills past the top land before the ring is reused for the next column
+    // Backward sweep: x_{nz-1} = d'_{nz-1}, x_k = d'_k - c'_k x_{k+1}.
+    double x = 0.0;
+    double* o = po + plane * (nz - 1);
+#pragma unroll
+    for (int k = kRegLevels - 1; k >= 0; --k) {
+      if (k < nz) {
+        x = k == nz - 1 ? dp[k] : VadvStep::back(dp[k], cps[k * kCols], x);
+        __stcs(o, x);
+        o -= plane;
+      }
+    }
+  }
+}
+
 // Raise a kernel's dynamic shared-memory limit to `bytes` (once per increase) and prefer shared memory
 // over L1 in the carveout.
 template <class Kernel>
@@ -199,14 +276,16 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     return v;
   }();
-  // vadv_column_reg up to kRegLevels levels, else the staged kernel; TESSERA_VADV_KERNEL = reg / smem
-  // forces one where it fits (read per call: benchmarks and tests switch it).
+  // vadv_column_ring up to kRegLevels levels, else the staged kernel; TESSERA_VADV_KERNEL = ring / reg /
+  // smem forces one where it fits (read per call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   const std::string want = e && *e ? e : "auto";
-  if (want != "auto" && want != "reg" && want != "smem")
-    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected auto, reg or smem");
-  const bool reg = want != "smem" && gr.nz <= kRegLevels;
-  const size_t bytes = size_t(reg ? 1 : 2) * size_t(gr.nz) * kCols * sizeof(double);
+  if (want != "auto" && want != "ring" && want != "reg" && want != "smem")
+    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected auto, ring, reg or smem");
+  enum class K { Ring, Reg, Smem };
+  const K kind = want == "smem" || gr.nz > kRegLevels ? K::Smem : want == "reg" ? K::Reg : K::Ring;
+  const size_t levels = kind == K::Smem ? 2 * size_t(gr.nz) : kind == K::Reg ? size_t(gr.nz) : size_t(gr.nz) + 2 * kRing;
+  const size_t bytes = levels * kCols * sizeof(double);
   if (gr.nz > 65535 || bytes > size_t(optin)) return false;  // portable path (c' through scratch)
   // Blocks in y: one per row j up to 65535 (more rows: each block loops over several);
   // TESSERA_VADV_GRID_Y caps it lower (tests exercise the loop with it).
@@ -215,16 +294,22 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const dim3 grid(unsigned((gr.nx + kCols - 1) / kCols), unsigned(gy));
   const cudaStream_t s = static_cast<cudaStream_t>(ex.stream);
   const VadvStep S = VadvStep::make(vp);
-  if (reg) {
+  if (kind == K::Ring) {
+    static size_t raised = 0;
+    allow_smem(vadv_column_ring, bytes, raised);
+    vadv_column_ring<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+    TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_ring");
+  } else if (kind == K::Reg) {
     static size_t raised = 0;
     allow_smem(vadv_column_reg, bytes, raised);
     vadv_column_reg<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+    TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_reg");
   } else {
     static size_t raised = 0;
     allow_smem(vadv_column_smem, bytes, raised);
     vadv_column_smem<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+    TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_smem");
   }
-  TESSERA_CUDA_CHECK_LAUNCH(reg ? "weather::vadv_column_reg" : "weather::vadv_column_smem");
   return true;
 }
 
