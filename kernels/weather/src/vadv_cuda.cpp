@@ -178,13 +178,15 @@ __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, con
   }
 }
 
-// Ring form (the default up to kRegLevels levels): the register form with its 8-level window of phi and w
-// replaced by a ring of kRing levels in shared memory filled by cp.async (one commit group per level,
-// zero-filled above the column). ncu's source counters on the register form showed its long-scoreboard
-// stalls (half of all samples) on the first use of a window value every 8 levels: a warp that runs
-// unstalled covers 8 levels in less than a DRAM latency. The ring holds 14 levels in flight for the same
-// 8 warps per multiprocessor (c' 20 KB + ring 7 KB per warp at 80 levels) and frees the window's
-// registers. Same VadvStep arithmetic in the same order: bit-identical to the portable path.
+// Ring form (the default up to kRegLevels levels from 2^18 columns up): the register form with its 8-level
+// window of phi and w replaced by a ring of kRing levels in shared memory filled by cp.async (one commit
+// group per level, zero-filled above the column). ncu's source counters on the register form showed its
+// long-scoreboard stalls (half of all samples) on the first use of a window value every 8 levels: a warp
+// that runs unstalled covers 8 levels in less than a DRAM latency. The ring holds 14 levels in flight for
+// the same 8 warps per multiprocessor (c' 20 KB + ring 7 KB per warp at 80 levels) and frees the window's
+// registers (217 against 234). Same VadvStep arithmetic in the same order: bit-identical to the portable
+// path. Measured (97dc871): 0.583 / 0.630 / 0.674 of copy at 256^2 / 512^2 / 1024^2 x 80, against 0.615 /
+// 0.610 / 0.640 for the register form in the same run.
 constexpr int kRing = 14;
 
 __device__ __forceinline__ void copy_async8_zfill(double* dst, const double* src, bool valid) {
@@ -276,14 +278,20 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     return v;
   }();
-  // vadv_column_ring up to kRegLevels levels, else the staged kernel; TESSERA_VADV_KERNEL = ring / reg /
-  // smem forces one where it fits (read per call: benchmarks and tests switch it).
+  // Up to kRegLevels levels the ring or register form, else the staged kernel; TESSERA_VADV_KERNEL = ring /
+  // reg / smem forces one where it fits (read per call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected auto, ring, reg or smem");
+  // auto: the ring from 2^18 columns (512^2) up, where it measured 3-5 % faster than the register form
+  // (0.630 / 0.674 against 0.610 / 0.640 of copy at 512^2 / 1024^2 x 80), and the register form below
+  // (256^2 x 80: 0.615 against 0.583; docs/performance.md, "COSMO stencils").
   enum class K { Ring, Reg, Smem };
-  const K kind = want == "smem" || gr.nz > kRegLevels ? K::Smem : want == "reg" ? K::Reg : K::Ring;
+  const bool big = gr.nx * gr.ny >= (int64_t(1) << 18);
+  const K kind = want == "smem" || gr.nz > kRegLevels ? K::Smem
+                 : want == "reg" || (want == "auto" && !big) ? K::Reg
+                                                             : K::Ring;
   const size_t levels = kind == K::Smem ? 2 * size_t(gr.nz) : kind == K::Reg ? size_t(gr.nz) : size_t(gr.nz) + 2 * kRing;
   const size_t bytes = levels * kCols * sizeof(double);
   if (gr.nz > 65535 || bytes > size_t(optin)) return false;  // portable path (c' through scratch)
