@@ -61,7 +61,7 @@ __constant__ WallTable c_walls;
 // c_pf[odd][q]: element offset of the read of population q relative to the cell (set per launch).
 __constant__ int64_t c_pf[2][27];
 struct Prefetch {
-  int64_t ahead = 0;  // cells ahead (R px); 0: off
+  int64_t ahead = 0;  // cells ahead (the KiB distance over Q slot bytes per cell); 0: off
   int64_t total = 0;  // elements of the population array (Q cells)
 };
 
