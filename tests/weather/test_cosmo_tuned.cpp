@@ -144,8 +144,8 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   const int64_t nz = GENERATE(1, 2, 17, 80, 1000);
   // Both kernels: the register one (d' in registers up to 80 levels; 1000 falls back) and the staged one
   // (17: a partial cp.async group, 1000: more than fits on chip, the portable fallback).
-  // The ring form (the default: phi and w through a cp.async ring of 14 levels, zero-filled above the
-  // column; 1, 2 and 17 levels end inside the first ring) as well.
+  // The ring form (the default from 2^18 columns: phi and w through a cp.async ring of 14 levels,
+  // zero-filled above the column; 1, 2 and 17 levels end inside the first ring) as well.
   const std::string kernel = GENERATE(std::string("ring"), std::string("reg"), std::string("smem"));
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).

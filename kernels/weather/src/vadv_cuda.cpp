@@ -3,20 +3,22 @@
 // The portable form writes c' to a scratch array and d' to out, then reads both back in the backward
 // sweep: 2 x 8 B per point of extra device-memory traffic beyond the protocol's phi, w read + out
 // written, and its per-level loads come one level at a time, so few bytes are in flight (24-30 % of the
-// copy bandwidth, bench/results/20261130T0057Z-*). Two on-chip kernels, both one warp of 32 adjacent
-// columns per block, both evaluating VadvStep's arithmetic so that results are bit-identical to
+// copy bandwidth, bench/results/20261130T0057Z-*). Three on-chip kernels, all one warp of 32 adjacent
+// columns per block, all evaluating VadvStep's arithmetic so that results are bit-identical to
 // vadv_columns_portable on the device:
-//  - vadv_column_reg (up to kRegLevels = 80 levels, the default): phi and w streamed through registers
-//    8 levels ahead of the sweep, d'_k in registers (loops fully unrolled), c'_k in shared memory
-//    (20 KB per warp at 80 levels): eight warps per multiprocessor (238 registers).
+//  - vadv_column_ring (up to kRegLevels = 80 levels, the default from 2^18 columns): phi and w through a
+//    14-level cp.async ring in shared memory, d'_k in registers (loops fully unrolled), c'_k in shared
+//    memory (20 KB + 7 KB per warp at 80 levels): eight warps per multiprocessor (217 registers).
+//  - vadv_column_reg (up to 80 levels, the default below 2^18 columns): the same with phi and w streamed
+//    through registers 8 levels ahead of the sweep (234 registers).
 //  - vadv_column_smem (deeper columns while 2 nz x 32 x 8 B fit in a block's shared memory, ~450
 //    levels): the whole column of phi and w staged by cp.async and overwritten in place by d', c';
 //    five warps per multiprocessor at 80 levels.
 // Beyond that the caller runs the portable path. Measured on an H200 (docs/performance.md, "COSMO
-// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: reg 0.60 / 0.60 / 0.62,
-// smem 0.38 / 0.49 / 0.57. Both are latency-bound: each warp's levels form a serial chain (a division
-// per level) and the scratch (1280 B per column at 80 levels) caps the columns per multiprocessor, so
-// too few warps are resident to cover the chain; the 85 % goal is not met. Tried and dropped: d' through
+// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: ring 0.58 / 0.63 / 0.67,
+// reg 0.62 / 0.61 / 0.64 (97dc871), smem 0.41 / 0.53 / 0.59 (bad3a93). All are latency-bound: the scratch (1280 B
+// per column at 80 levels) caps the columns per multiprocessor, and the few resident warps wait on their
+// level windows (ncu source counters); the 85 % goal is not met. Tried and dropped: d' through
 // out in L2 (0.32-0.44: its round trip reached DRAM), a producer/consumer pair of warps per 32 columns
 // passing the rows (a, b, c, d) through a shared-memory ring with named barriers (0.42-0.46: four
 // blocks per multiprocessor, the producer's dependent instructions became the chain), and a persistent
@@ -114,9 +116,9 @@ __global__ void __launch_bounds__(kCols) vadv_column_smem(Grid G, VadvStep S, co
 // kRegLevels levels, loops fully unrolled) and c'_k in shared memory (nz x 32 x 8 B per warp, half of the
 // staged form's): the scratch never leaves the multiprocessor, loads overlap the sweep within each warp,
 // and more columns fit on a multiprocessor than in the staged form (8 warps against 5 at 80 levels).
-// Each level stays a basic block of its own (`if (k < nz)`): a form with a compile-time level count and
-// padded levels, one basic block per sweep, let the compiler keep c' in registers, spill, and bring the
-// loads next to their use: 0.37-0.39 of copy against 0.60 (docs/performance.md).
+// Each level ends in an exit of the sweep (`if (k >= nz) break;`, see the loop): a form with a compile-time
+// level count and padded levels, one basic block per sweep, let the compiler keep c' in registers, spill,
+// and bring the loads next to their use: 0.37-0.39 of copy against 0.60 (docs/performance.md).
 constexpr int kRegLevels = 80;
 constexpr int kRegAhead = 8;  // levels of phi and w in flight per thread (4 measured 9 % slower)
 

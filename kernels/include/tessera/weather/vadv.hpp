@@ -47,7 +47,7 @@ struct VadvStep {
   // 1 / x. On the device: the hardware approximation refined by two Newton-Raphson steps, which is the
   // main path of the IEEE reciprocal nvcc emits for 1.0 / x without its branch to a slow path for |x|
   // near the ends of the exponent range (x = b_k - a_k c'_{k-1} is 1 + O(Courant number) here); within
-  // an ulp of 1.0 / x. Straight-line code lets the unrolled sweep of vadv_cuda.cpp stay one basic block.
+  // an ulp of 1.0 / x. Without the branch each level of vadv_cuda.cpp's unrolled sweeps is one basic block.
   TESSERA_HD static double recip(double x) {
 #if defined(__CUDA_ARCH__)
     double r;
