@@ -16,9 +16,9 @@
 //    five warps per multiprocessor at 80 levels.
 // Beyond that the caller runs the portable path. Measured on an H200 (docs/performance.md, "COSMO
 // stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: ring 0.58 / 0.63 / 0.67,
-// reg 0.62 / 0.61 / 0.64 (97dc871), smem 0.41 / 0.53 / 0.59 (bad3a93). All are latency-bound: the scratch (1280 B
-// per column at 80 levels) caps the columns per multiprocessor, and the few resident warps wait on their
-// level windows (ncu source counters); the 85 % goal is not met. Tried and dropped: d' through
+// reg 0.62 / 0.61 / 0.64 (97dc871), smem 0.41 / 0.53 / 0.59 (bad3a93). All are latency-bound: the
+// scratch (1280 B per column at 80 levels) caps the columns per multiprocessor, and the few resident warps
+// wait on their level windows (ncu source counters); the 85 % goal is not met. Tried and dropped: d' through
 // out in L2 (0.32-0.44: its round trip reached DRAM), a producer/consumer pair of warps per 32 columns
 // passing the rows (a, b, c, d) through a shared-memory ring with named barriers (0.42-0.46: four
 // blocks per multiprocessor, the producer's dependent instructions became the chain), and a persistent
