@@ -51,7 +51,8 @@ struct TileSourceAL : TileSource<kMidX> {
 
 // Tile of kTileX x kTileY cells, kTileX x kThreadsY threads (kR = kTileY / kThreadsY rows of cells each),
 // at least kMinBlocks resident blocks per SM (caps registers; the stage is bound by memory latency).
-// Phases: s^n of the thread's cells requested first (in flight during the rest); raw s_k, b into
+// Phases: s^n of the thread's cells requested first (in flight during the rest; not read at all when
+// s^n is s_k, as in a step's first stage); raw s_k, b into
 // shared memory (all loads issued before any store); U, V, q, B; for Arakawa-Lamb the cell
 // coefficients alpha..phi (into the raw arrays, whose centre values the threads keep in registers);
 // tendencies and the SSP-RK combination.
@@ -68,19 +69,24 @@ __global__ void __launch_bounds__(kTileX * kThreadsY, kMinBlocks) sw_stage_tile(
   const int64_t ti = A.ri0 + int64_t(blockIdx.x) * kTileX, tj = A.rj0 + int64_t(blockIdx.y) * kTileY;
   const int tid = threadIdx.y * kTileX + threadIdx.x;
   const int64_t i = ti + threadIdx.x;
-  // 0. s^n at this thread's cells
+  // 0. s^n at this thread's cells. In the first stage of a step s^n is s_k itself (the same arrays):
+  //    then it is taken from the tile below instead of being read a second time from memory.
+  const bool s0_is_sk = A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
   double h0[kR], u0[kR], v0[kR];
+  if (!s0_is_sk) {
 #pragma unroll
-  for (int r = 0; r < kR; ++r) {
-    const int64_t j = tj + threadIdx.y + r * kThreadsY;
-    const bool in = i < A.ri1 && j < A.rj1;
-    const int64_t n = in ? G.idx(i, j) : G.idx(0, 0);
-    h0[r] = __ldg(A.s0.h + n);
-    u0[r] = __ldg(A.s0.u + n);
-    v0[r] = __ldg(A.s0.v + n);
+    for (int r = 0; r < kR; ++r) {
+      const int64_t j = tj + threadIdx.y + r * kThreadsY;
+      const bool in = i < A.ri1 && j < A.rj1;
+      const int64_t n = in ? G.idx(i, j) : G.idx(0, 0);
+      h0[r] = __ldg(A.s0.h + n);
+      u0[r] = __ldg(A.s0.u + n);
+      v0[r] = __ldg(A.s0.v + n);
+    }
   }
   // 1. raw fields on [-2, T+1] around the tile; points outside the allocated patch are never used by a
   //    cell inside the rect (a rect lies inside the interior, ghosts are >= 2 wide), so they read zero.
+  //    b is read only on [-1, T], where B needs it.
   {
     double rh[kRawIters], ru[kRawIters], rv[kRawIters], rb[kRawIters];
 #pragma unroll
@@ -93,7 +99,8 @@ __global__ void __launch_bounds__(kTileX * kThreadsY, kMinBlocks) sw_stage_tile(
       rh[k] = in ? __ldg(A.sk.h + n) : 0.0;
       ru[k] = in ? __ldg(A.sk.u + n) : 0.0;
       rv[k] = in ? __ldg(A.sk.v + n) : 0.0;
-      rb[k] = in ? __ldg(A.sk.b + n) : 0.0;
+      const bool inb = in && x >= 1 && x <= kRawX - 2 && y >= 1 && y <= kRawY - 2;
+      rb[k] = inb ? __ldg(A.sk.b + n) : 0.0;
     }
 #pragma unroll
     for (int k = 0; k < kRawIters; ++k) {
@@ -125,6 +132,11 @@ __global__ void __launch_bounds__(kTileX * kThreadsY, kMinBlocks) sw_stage_tile(
     hk[r] = sh[c];
     uk[r] = su[c];
     vk[r] = sv[c];
+    if (s0_is_sk) {
+      h0[r] = hk[r];
+      u0[r] = uk[r];
+      v0[r] = vk[r];
+    }
   }
   __syncthreads();
   const TileSource<kMidX> S{mU, mV, mq, mB, ti - 1, tj - 1};

@@ -1,6 +1,8 @@
 // weather_sw_bench: the shallow-water SSP-RK3 step in three forms, for tuning and docs/performance.md.
 //
 //   protocol  bench_weather's sw_ssprk3_step: sw_fill_ghosts_local, then sw_stage, per stage
+//   protocol-noalias  the same, but the first stage's s^n is passed as other arrays than s_k, so the
+//             CUDA tile reads it from memory again instead of taking it from its tile (for comparison)
 //   folded    sw_stage_and_fill per stage (periodic ghost images written by the stage kernel itself)
 //   stage     sw_stage alone, three times (the kernel without any ghost work)
 // Bytes per step are bench_weather's protocol (27 x 8 B per cell: every field read and written once per
@@ -58,6 +60,16 @@ void run(exec::Space sp, const bench::Ceiling& c, int64_t n, int reps, SwScheme 
        [&] {
          sw_fill_ghosts_local(ex, gr, p, S);
          sw_stage(ex, gr, p, cv(S), cv(S), T1, k[0].a, k[0].c, dt);
+         sw_fill_ghosts_local(ex, gr, p, T1);
+         sw_stage(ex, gr, p, cv(S), cv(T1), T2, k[1].a, k[1].c, dt);
+         sw_fill_ghosts_local(ex, gr, p, T2);
+         sw_stage(ex, gr, p, cv(S), cv(T2), S, k[2].a, k[2].c, dt);
+       }},
+      {"protocol-noalias",  // protocol with the first stage's s^n in other arrays (T2, stale: a = 0
+                            // there) than s_k: the bytes of a stage kernel that reads s^n again
+       [&] {
+         sw_fill_ghosts_local(ex, gr, p, S);
+         sw_stage(ex, gr, p, cv(T2), cv(S), T1, k[0].a, k[0].c, dt);
          sw_fill_ghosts_local(ex, gr, p, T1);
          sw_stage(ex, gr, p, cv(S), cv(T1), T2, k[1].a, k[1].c, dt);
          sw_fill_ghosts_local(ex, gr, p, T2);
