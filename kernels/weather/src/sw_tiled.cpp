@@ -1,6 +1,5 @@
-// CUDA shared-memory shallow-water stage (see sw_tiled.hpp). Compiled by nvcc
-// in CUDA builds; host-only builds get a dispatcher that declines, so sw_stage
-// takes the portable path.
+// CUDA shared-memory shallow-water stage (see sw_tiled.hpp). Compiled by nvcc in CUDA builds; host-only
+// builds get a dispatcher that declines, so sw_stage takes the portable path.
 #include "tessera/weather/sw_tiled.hpp"
 
 #include <cstdlib>
@@ -24,58 +23,42 @@ struct StageArgs {
   SwConstView s0, sk;
   SwView out;
   double a, c, dt;
-  int64_t ri0, ri1, rj0, rj1; // the CellRect
-  bool wrap_x, wrap_y; // also write the periodic ghost images of the output
-                       // (one rank per axis)
+  int64_t ri0, ri1, rj0, rj1;  // the CellRect
+  bool wrap_x, wrap_y;         // also write the periodic ghost images of the output (one rank per axis)
   SwMetric m;
 };
 
-// U, V, q, B (and the Arakawa-Lamb cell coefficients) of the tile from shared
-// memory, addressed by patch indices (i, j) like SwPoint.
-template <int kMidX> struct TileSource {
+// U, V, q, B (and the Arakawa-Lamb cell coefficients) of the tile from shared memory, addressed by
+// patch indices (i, j) like SwPoint.
+template <int kMidX>
+struct TileSource {
   const double *U_, *V_, *q_, *B_;
-  int64_t oi, oj; // patch index of tile point (-1, -1)
-  __device__ int at(int64_t i, int64_t j) const {
-    return int(j - oj) * kMidX + int(i - oi);
-  }
+  int64_t oi, oj;  // patch index of tile point (-1, -1)
+  __device__ int at(int64_t i, int64_t j) const { return int(j - oj) * kMidX + int(i - oi); }
   __device__ double U(int64_t i, int64_t j) const { return U_[at(i, j)]; }
   __device__ double V(int64_t i, int64_t j) const { return V_[at(i, j)]; }
   __device__ double q(int64_t i, int64_t j) const { return q_[at(i, j)]; }
   __device__ double B(int64_t i, int64_t j) const { return B_[at(i, j)]; }
 };
-template <int kMidX> struct TileSourceAL : TileSource<kMidX> {
-  const double *a_, *d_, *e_, *p_; // per cell, same layout
-  __device__ double al_a(int64_t i, int64_t j) const {
-    return a_[this->at(i, j)];
-  }
-  __device__ double al_d(int64_t i, int64_t j) const {
-    return d_[this->at(i, j)];
-  }
-  __device__ double al_eps(int64_t i, int64_t j) const {
-    return e_[this->at(i, j)];
-  }
-  __device__ double al_phi(int64_t i, int64_t j) const {
-    return p_[this->at(i, j)];
-  }
+template <int kMidX>
+struct TileSourceAL : TileSource<kMidX> {
+  const double *a_, *d_, *e_, *p_;  // per cell, same layout
+  __device__ double al_a(int64_t i, int64_t j) const { return a_[this->at(i, j)]; }
+  __device__ double al_d(int64_t i, int64_t j) const { return d_[this->at(i, j)]; }
+  __device__ double al_eps(int64_t i, int64_t j) const { return e_[this->at(i, j)]; }
+  __device__ double al_phi(int64_t i, int64_t j) const { return p_[this->at(i, j)]; }
 };
 
-// Writes cell (i, j) of the stage output and, when asked, its periodic ghost
-// images (the values fill_periodic_x then _y would copy, corners included).
-__device__ inline void store_cell(const StageArgs &A, int64_t i, int64_t j,
-                                  double oh, double ou, double ov) {
-  const Grid &G = A.gr;
+// Writes cell (i, j) of the stage output and, when asked, its periodic ghost images (the values
+// fill_periodic_x then _y would copy, corners included).
+__device__ inline void store_cell(const StageArgs& A, int64_t i, int64_t j, double oh, double ou, double ov) {
+  const Grid& G = A.gr;
   const int64_t n = G.idx(i, j);
   A.out.h[n] = oh;
   A.out.u[n] = ou;
   A.out.v[n] = ov;
-  const int64_t ix = !A.wrap_x         ? i
-                     : i < G.g         ? i + G.nx
-                     : i >= G.nx - G.g ? i - G.nx
-                                       : i;
-  const int64_t jy = !A.wrap_y         ? j
-                     : j < G.g         ? j + G.ny
-                     : j >= G.ny - G.g ? j - G.ny
-                                       : j;
+  const int64_t ix = !A.wrap_x ? i : i < G.g ? i + G.nx : i >= G.nx - G.g ? i - G.nx : i;
+  const int64_t jy = !A.wrap_y ? j : j < G.g ? j + G.ny : j >= G.ny - G.g ? j - G.ny : j;
   if (ix != i || jy != j) {
     const int64_t img[3] = {G.idx(ix, j), G.idx(i, jy), G.idx(ix, jy)};
     for (int k = 0; k < 3; ++k)
@@ -87,39 +70,29 @@ __device__ inline void store_cell(const StageArgs &A, int64_t i, int64_t j,
   }
 }
 
-// Tile of kTileX x kTileY cells, kTileX x kThreadsY threads (kR = kTileY /
-// kThreadsY rows of cells each), at least kMinBlocks resident blocks per SM
-// (caps registers; the stage is bound by memory latency). Phases: s^n of the
-// thread's cells requested first (in flight during the rest; not read at all
-// when s^n is s_k, as in a step's first stage); raw s_k, b into shared memory
-// (all loads issued before any store); U, V, q, B; for Arakawa-Lamb the cell
-// coefficients alpha..phi (into the raw arrays, whose centre values the threads
-// keep in registers); tendencies and the SSP-RK combination.
+// Tile of kTileX x kTileY cells, kTileX x kThreadsY threads (kR = kTileY / kThreadsY rows of cells each),
+// at least kMinBlocks resident blocks per SM (caps registers; the stage is bound by memory latency).
+// Phases: s^n of the thread's cells requested first (in flight during the rest; not read at all when
+// s^n is s_k, as in a step's first stage); raw s_k, b into
+// shared memory (all loads issued before any store); U, V, q, B; for Arakawa-Lamb the cell
+// coefficients alpha..phi (into the raw arrays, whose centre values the threads keep in registers);
+// tendencies and the SSP-RK combination.
 template <int kTileX, int kTileY, int kThreadsY, int kMinBlocks>
-__global__ void __launch_bounds__(kTileX *kThreadsY, kMinBlocks)
-    sw_stage_tile(const StageArgs A) {
-  constexpr int kRawX = kTileX + 4,
-                kRawY = kTileY + 4; // h, u, v, b on [-2, T+1]
-  constexpr int kMidX = kTileX + 2, kMidY = kTileY + 2; // U, V, q, B on [-1, T]
+__global__ void __launch_bounds__(kTileX * kThreadsY, kMinBlocks) sw_stage_tile(const StageArgs A) {
+  constexpr int kRawX = kTileX + 4, kRawY = kTileY + 4;  // h, u, v, b on [-2, T+1]
+  constexpr int kMidX = kTileX + 2, kMidY = kTileY + 2;  // U, V, q, B on [-1, T]
   constexpr int kThreads = kTileX * kThreadsY, kR = kTileY / kThreadsY;
   constexpr int kRawIters = (kRawX * kRawY + kThreads - 1) / kThreads;
-  static_assert(kMidX * kMidY <= kRawX * kRawY,
-                "cell coefficients reuse the raw arrays");
-  __shared__ double sh[kRawY * kRawX], su[kRawY * kRawX], sv[kRawY * kRawX],
-      sb[kRawY * kRawX];
-  __shared__ double mU[kMidY * kMidX], mV[kMidY * kMidX], mq[kMidY * kMidX],
-      mB[kMidY * kMidX];
-  const Grid &G = A.gr;
-  const int64_t ti = A.ri0 + int64_t(blockIdx.x) * kTileX,
-                tj = A.rj0 + int64_t(blockIdx.y) * kTileY;
+  static_assert(kMidX * kMidY <= kRawX * kRawY, "cell coefficients reuse the raw arrays");
+  __shared__ double sh[kRawY * kRawX], su[kRawY * kRawX], sv[kRawY * kRawX], sb[kRawY * kRawX];
+  __shared__ double mU[kMidY * kMidX], mV[kMidY * kMidX], mq[kMidY * kMidX], mB[kMidY * kMidX];
+  const Grid& G = A.gr;
+  const int64_t ti = A.ri0 + int64_t(blockIdx.x) * kTileX, tj = A.rj0 + int64_t(blockIdx.y) * kTileY;
   const int tid = threadIdx.y * kTileX + threadIdx.x;
   const int64_t i = ti + threadIdx.x;
-  // 0. s^n at this thread's cells. In the first stage of a step s^n is s_k
-  // itself (the same arrays):
-  //    then it is taken from the tile below instead of being read a second time
-  //    from memory.
-  const bool s0_is_sk =
-      A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
+  // 0. s^n at this thread's cells. In the first stage of a step s^n is s_k itself (the same arrays):
+  //    then it is taken from the tile below instead of being read a second time from memory.
+  const bool s0_is_sk = A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
   double h0[kR], u0[kR], v0[kR];
   if (!s0_is_sk) {
 #pragma unroll
@@ -132,10 +105,9 @@ __global__ void __launch_bounds__(kTileX *kThreadsY, kMinBlocks)
       v0[r] = __ldg(A.s0.v + n);
     }
   }
-  // 1. raw fields on [-2, T+1] around the tile; points outside the allocated
-  // patch are never used by a
-  //    cell inside the rect (a rect lies inside the interior, ghosts are >= 2
-  //    wide), so they read zero. b is read only on [-1, T], where B needs it.
+  // 1. raw fields on [-2, T+1] around the tile; points outside the allocated patch are never used by a
+  //    cell inside the rect (a rect lies inside the interior, ghosts are >= 2 wide), so they read zero.
+  //    b is read only on [-1, T], where B needs it.
   {
     double rh[kRawIters], ru[kRawIters], rv[kRawIters], rb[kRawIters];
 #pragma unroll
@@ -143,14 +115,12 @@ __global__ void __launch_bounds__(kTileX *kThreadsY, kMinBlocks)
       const int m = tid + k * kThreads;
       const int x = m % kRawX, y = m / kRawX;
       const int64_t ii = ti + x - 2, jj = tj + y - 2;
-      const bool in = m < kRawX * kRawY && ii >= -G.g && ii < G.nx + G.g &&
-                      jj >= -G.g && jj < G.ny + G.g;
+      const bool in = m < kRawX * kRawY && ii >= -G.g && ii < G.nx + G.g && jj >= -G.g && jj < G.ny + G.g;
       const int64_t n = in ? G.idx(ii, jj) : 0;
       rh[k] = in ? __ldg(A.sk.h + n) : 0.0;
       ru[k] = in ? __ldg(A.sk.u + n) : 0.0;
       rv[k] = in ? __ldg(A.sk.v + n) : 0.0;
-      const bool inb =
-          in && x >= 1 && x <= kRawX - 2 && y >= 1 && y <= kRawY - 2;
+      const bool inb = in && x >= 1 && x <= kRawX - 2 && y >= 1 && y <= kRawY - 2;
       rb[k] = inb ? __ldg(A.sk.b + n) : 0.0;
     }
 #pragma unroll
@@ -168,17 +138,15 @@ __global__ void __launch_bounds__(kTileX *kThreadsY, kMinBlocks)
   // 2. U, V, q, B on [-1, T] (raw index = mid index + 1).
   for (int m = tid; m < kMidX * kMidY; m += kThreads) {
     const int x = m % kMidX + 1, y = m / kMidX + 1;
-    const int c = y * kRawX + x, w = c - 1, s = c - kRawX, e = c + 1,
-              no = c + kRawX;
+    const int c = y * kRawX + x, w = c - 1, s = c - kRawX, e = c + 1, no = c + kRawX;
     const int64_t j = tj + y - 2;
     mU[m] = sw_flux(sh[w], sh[c], su[c]);
     mV[m] = sw_flux(sh[s], sh[c], sv[c]);
-    mq[m] = sw_pv(coriolis_corner(A.p, G.dy, G.j0 + j), sv[c], sv[w], su[c],
-                  su[s], sh[c], sh[w], sh[s], sh[s - 1], A.m);
-    mB[m] =
-        sw_bernoulli(A.p.gravity, sh[c], sb[c], su[c], su[e], sv[c], sv[no]);
+    mq[m] = sw_pv(coriolis_corner(A.p, G.dy, G.j0 + j), sv[c], sv[w], su[c], su[s], sh[c], sh[w], sh[s], sh[s - 1],
+                  A.m);
+    mB[m] = sw_bernoulli(A.p.gravity, sh[c], sb[c], su[c], su[e], sv[c], sv[no]);
   }
-  double hk[kR], uk[kR], vk[kR]; // s_k at this thread's cells
+  double hk[kR], uk[kR], vk[kR];  // s_k at this thread's cells
 #pragma unroll
   for (int r = 0; r < kR; ++r) {
     const int c = (threadIdx.y + r * kThreadsY + 2) * kRawX + threadIdx.x + 2;
@@ -194,26 +162,16 @@ __global__ void __launch_bounds__(kTileX *kThreadsY, kMinBlocks)
   __syncthreads();
   const TileSource<kMidX> S{mU, mV, mq, mB, ti - 1, tj - 1};
   const SwScheme sc = A.p.scheme;
-  auto finish = [&](const auto &src) {
-    if (i >= A.ri1)
-      return;
+  auto finish = [&](const auto& src) {
+    if (i >= A.ri1) return;
 #pragma unroll
     for (int r = 0; r < kR; ++r) {
       const int64_t j = tj + threadIdx.y + r * kThreadsY;
-      if (j >= A.rj1)
-        break;
-      const double oh =
-          A.a * h0[r] + A.c * (hk[r] + A.dt * sw_rate_h(src, A.m, i, j));
-      const bool uw = A.p.wall_x && G.i0 + i == 0,
-                 vw = A.p.wall_y && G.j0 + j == 0;
-      const double ou =
-          uw ? 0.0
-             : A.a * u0[r] +
-                   A.c * (uk[r] + A.dt * sw_rate_u(src, sc, A.m, i, j));
-      const double ov =
-          vw ? 0.0
-             : A.a * v0[r] +
-                   A.c * (vk[r] + A.dt * sw_rate_v(src, sc, A.m, i, j));
+      if (j >= A.rj1) break;
+      const double oh = A.a * h0[r] + A.c * (hk[r] + A.dt * sw_rate_h(src, A.m, i, j));
+      const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
+      const double ou = uw ? 0.0 : A.a * u0[r] + A.c * (uk[r] + A.dt * sw_rate_u(src, sc, A.m, i, j));
+      const double ov = vw ? 0.0 : A.a * v0[r] + A.c * (vk[r] + A.dt * sw_rate_v(src, sc, A.m, i, j));
       store_cell(A, i, j, oh, ou, ov);
     }
   };
@@ -221,12 +179,10 @@ __global__ void __launch_bounds__(kTileX *kThreadsY, kMinBlocks)
     finish(S);
     return;
   }
-  // 3. Arakawa-Lamb coefficients of cells [-1, T) (what the faces of the tile
-  // read), into the raw arrays.
+  // 3. Arakawa-Lamb coefficients of cells [-1, T) (what the faces of the tile read), into the raw arrays.
   for (int m = tid; m < kMidX * kMidY; m += kThreads) {
     const int x = m % kMidX, y = m / kMidX;
-    if (x == kMidX - 1 || y == kMidY - 1)
-      continue;
+    if (x == kMidX - 1 || y == kMidY - 1) continue;
     const int64_t ci = ti - 1 + x, cj = tj - 1 + y;
     sh[m] = al81::a_from_q(S, ci, cj);
     su[m] = al81::d_from_q(S, ci, cj);
@@ -235,7 +191,7 @@ __global__ void __launch_bounds__(kTileX *kThreadsY, kMinBlocks)
   }
   __syncthreads();
   TileSourceAL<kMidX> SA;
-  static_cast<TileSource<kMidX> &>(SA) = S;
+  static_cast<TileSource<kMidX>&>(SA) = S;
   SA.a_ = sh;
   SA.d_ = su;
   SA.e_ = sv;
@@ -243,305 +199,215 @@ __global__ void __launch_bounds__(kTileX *kThreadsY, kMinBlocks)
   finish(SA);
 }
 
-// The neighbourhood of one cell as sw_rates.hpp reads it, held in registers by
-// the strip kernel and addressed by offsets from the cell (the rates are
-// evaluated at (0, 0), so every offset below is a constant once inlined).
-// Members: U at (0,0) (1,0) (-1,0) (0,-1) (1,-1); V at (0,0) (0,1) (-1,0)
-// (-1,1) (0,-1); B at (0,0) (-1,0) (0,-1); q at (0,0) (0,1) (1,0) (Sadourny);
-// the Arakawa-Lamb cell coefficients a, d at (0,0) (-1,0) (0,-1), eps at (0,0)
-// (-1,0), phi at (0,0) (0,-1).
+// The neighbourhood of one cell as sw_rates.hpp reads it, held in registers by the strip kernel and
+// addressed by offsets from the cell (the rates are evaluated at (0, 0), so every offset below is a
+// constant once inlined). Members: U at (0,0) (1,0) (-1,0) (0,-1) (1,-1); V at (0,0) (0,1) (-1,0) (-1,1)
+// (0,-1); B at (0,0) (-1,0) (0,-1); q at (0,0) (0,1) (1,0) (Sadourny); the Arakawa-Lamb cell coefficients
+// a, d at (0,0) (-1,0) (0,-1), eps at (0,0) (-1,0), phi at (0,0) (0,-1).
 struct CellNbhd {
-  double U00, U10, Um0, U0m, U1m, V00, V01, Vm0, Vm1, V0m, B00, Bm0, B0m, q00,
-      q01, q10;
+  double U00, U10, Um0, U0m, U1m, V00, V01, Vm0, Vm1, V0m, B00, Bm0, B0m, q00, q01, q10;
   double a00, am0, a0m, d00, dm0, d0m, e00, em0, p00, p0m;
-  __device__ double U(int64_t i, int64_t j) const {
-    return j == 0 ? (i == 0 ? U00 : i == 1 ? U10 : Um0) : i == 0 ? U0m : U1m;
-  }
-  __device__ double V(int64_t i, int64_t j) const {
-    return i == 0 ? (j == 0 ? V00 : j == 1 ? V01 : V0m) : j == 0 ? Vm0 : Vm1;
-  }
-  __device__ double B(int64_t i, int64_t j) const {
-    return i != 0 ? Bm0 : j == 0 ? B00 : B0m;
-  }
-  __device__ double q(int64_t i, int64_t j) const {
-    return i != 0 ? q10 : j == 0 ? q00 : q01;
-  }
-  __device__ double al_a(int64_t i, int64_t j) const {
-    return i != 0 ? am0 : j == 0 ? a00 : a0m;
-  }
-  __device__ double al_d(int64_t i, int64_t j) const {
-    return i != 0 ? dm0 : j == 0 ? d00 : d0m;
-  }
-  __device__ double al_eps(int64_t i, int64_t) const {
-    return i != 0 ? em0 : e00;
-  }
-  __device__ double al_phi(int64_t, int64_t j) const {
-    return j != 0 ? p0m : p00;
-  }
+  __device__ double U(int64_t i, int64_t j) const { return j == 0 ? (i == 0 ? U00 : i == 1 ? U10 : Um0) : i == 0 ? U0m : U1m; }
+  __device__ double V(int64_t i, int64_t j) const { return i == 0 ? (j == 0 ? V00 : j == 1 ? V01 : V0m) : j == 0 ? Vm0 : Vm1; }
+  __device__ double B(int64_t i, int64_t j) const { return i != 0 ? Bm0 : j == 0 ? B00 : B0m; }
+  __device__ double q(int64_t i, int64_t j) const { return i != 0 ? q10 : j == 0 ? q00 : q01; }
+  __device__ double al_a(int64_t i, int64_t j) const { return i != 0 ? am0 : j == 0 ? a00 : a0m; }
+  __device__ double al_d(int64_t i, int64_t j) const { return i != 0 ? dm0 : j == 0 ? d00 : d0m; }
+  __device__ double al_eps(int64_t i, int64_t) const { return i != 0 ? em0 : e00; }
+  __device__ double al_phi(int64_t, int64_t j) const { return j != 0 ? p0m : p00; }
 };
 // The four corner PVs of a cell, for al81::*_from_q at (0, 0).
 struct CellCorners {
   double sw, se, nw, ne;
-  __device__ double q(int64_t i, int64_t j) const {
-    return i == 0 ? (j == 0 ? sw : nw) : j == 0 ? se : ne;
-  }
+  __device__ double q(int64_t i, int64_t j) const { return i == 0 ? (j == 0 ? sw : nw) : j == 0 ? se : ne; }
 };
 
-constexpr int kStripOut = 29; // output columns per warp: lanes 2..30 (a cell
-                              // reads columns i-2 .. i+1)
+constexpr int kStripOut = 29;  // output columns per warp: lanes 2..30 (a cell reads columns i-2 .. i+1)
 
-// Strip kernel: a warp owns 32 adjacent columns (lane l is column x0 - 2 + l)
-// and kR rows of cells, and produces lanes 2..30. It loads the strip's raw rows
-// j0-2 .. j0+kR of h, u, v (b on j0-1 .. j0+kR-1) and s^n of its cells into
-// registers before any arithmetic, then marches up the rows: each step forms
-// the next row's V, q and this row's U, B and cell coefficients, takes
-// x-neighbours from the adjacent lanes (shuffles) and y-neighbours from the
-// previous step, and writes the cell. No shared memory and no barriers: the
-// tile kernel's shared-memory traffic (about 58 accesses per cell) was its
-// limit (ncu: L1/TEX 89 %). Same point functions and rate expressions as the
-// tile and the portable path.
+// Strip kernel: a warp owns 32 adjacent columns (lane l is column x0 - 2 + l) and kR rows of cells, and
+// produces lanes 2..30. It loads the strip's raw rows j0-2 .. j0+kR of h, u, v (b on j0-1 .. j0+kR-1)
+// and s^n of its cells into registers before any arithmetic, then marches up the rows: each step forms
+// the next row's V, q and this row's U, B and cell coefficients, takes x-neighbours from the adjacent
+// lanes (shuffles) and y-neighbours from the previous step, and writes the cell. No shared memory and no
+// barriers: the tile kernel's shared-memory traffic (about 58 accesses per cell) was its limit (ncu:
+// L1/TEX 89 %). Same point functions and rate expressions as the tile and the portable path.
+// An empty asm that takes x in a register: the value is rounded to a double here, as the tile's shared
+// memory does, so that nvcc cannot fuse the product that formed it into a later sum in one unrolled step
+// and not in another (which would make a cell's bits depend on its row within the strip).
+__device__ inline double opaque(double x) {
+  asm("" : "+d"(x));
+  return x;
+}
+
 template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL>
-__global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
-    sw_stage_strip(const StageArgs A) {
-  const Grid &G = A.gr;
+__global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const StageArgs A) {
+  constexpr int kRows = kR + 3;
+  const Grid& G = A.gr;
   const int lane = int(threadIdx.x);
   const int64_t i = A.ri0 + int64_t(blockIdx.x) * kStripOut - 2 + lane;
   const int64_t j0 = A.rj0 + (int64_t(blockIdx.y) * kWarps + threadIdx.y) * kR;
-  if (j0 >= A.rj1)
-    return; // the whole warp
+  if (j0 >= A.rj1) return;  // the whole warp
   const bool col_in = i >= -G.g && i < G.nx + G.g;
-  const bool s0_is_sk =
-      A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
-  // Raw rows j0-2 .. j0+kR of h, u, v, b and s^n of rows j0 .. j0+kR-1, each
-  // requested kAhead steps before its step; rows outside the strip or the patch
-  // read zero (never used by a cell of the rect).
-  struct Raw {
-    double h, u, v, b;
-  };
-  const auto load_raw = [&](int c) { // raw row j0 - 2 + c
-    const bool in = col_in && c < kR + 3 && j0 - 2 + c < G.ny + G.g;
+  const bool s0_is_sk = A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
+  // Raw row c (grid row j0 - 2 + c) is first read in step c - 3, s^n row r in step r: each is requested
+  // kAhead steps before (all in the first step when kAhead >= kRows). Points outside the patch read zero
+  // (never used by a cell of the rect).
+  double rh[kRows], ru[kRows], rv[kRows], rb[kR + 1], h0[kR], u0[kR], v0[kR];
+  const auto load_raw = [&](int c) {
+    const bool in = col_in && j0 - 2 + c < G.ny + G.g;
     const int64_t n = in ? G.idx(i, j0 - 2 + c) : 0;
-    return Raw{in ? __ldg(A.sk.h + n) : 0.0, in ? __ldg(A.sk.u + n) : 0.0,
-               in ? __ldg(A.sk.v + n) : 0.0, in ? __ldg(A.sk.b + n) : 0.0};
+    rh[c] = in ? __ldg(A.sk.h + n) : 0.0;
+    ru[c] = in ? __ldg(A.sk.u + n) : 0.0;
+    rv[c] = in ? __ldg(A.sk.v + n) : 0.0;
+    if (c >= 1 && c <= kR + 1) rb[c - 1] = in ? __ldg(A.sk.b + n) : 0.0;  // b on rows j0-1 .. j0+kR-1
   };
-  const auto load_s0 = [&](int r) { // s^n of row j0 + r (a step's first stage:
-                                    // s^n is s_k, not read)
-    const bool in = !s0_is_sk && col_in && r < kR && j0 + r < G.ny + G.g;
+  const auto load_s0 = [&](int r) {
+    if (s0_is_sk) return;  // a step's first stage: s^n is s_k, taken from the raw rows when used
+    const bool in = col_in && j0 + r < G.ny + G.g;
     const int64_t n = in ? G.idx(i, j0 + r) : 0;
-    return Raw{in ? __ldg(A.s0.h + n) : 0.0, in ? __ldg(A.s0.u + n) : 0.0,
-               in ? __ldg(A.s0.v + n) : 0.0, 0.0};
+    h0[r] = in ? __ldg(A.s0.h + n) : 0.0;
+    u0[r] = in ? __ldg(A.s0.u + n) : 0.0;
+    v0[r] = in ? __ldg(A.s0.v + n) : 0.0;
   };
-  Raw cur = load_raw(0), nxt = load_raw(1), ahead[kAhead], s0q[kAhead];
-#pragma unroll
-  for (int a = 0; a < kAhead; ++a) {
-    ahead[a] = load_raw(2 + a);
-    s0q[a] = load_s0(a);
-  }
   constexpr unsigned kAll = 0xffffffffu;
-  const auto west = [](double x) {
-    return __shfl_up_sync(kAll, x, 1);
-  }; // lane l - 1's value
-  const auto east = [](double x) {
-    return __shfl_down_sync(kAll, x, 1);
-  }; // lane l + 1's value
-  constexpr SwScheme sc =
-      kAL ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
+  const auto west = [](double x) { return __shfl_up_sync(kAll, x, 1); };    // lane l - 1's value
+  const auto east = [](double x) { return __shfl_down_sync(kAll, x, 1); };  // lane l + 1's value
+  constexpr SwScheme sc = kAL ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
   const bool writes = lane >= 2 && lane <= 30 && i < A.ri1;
-  // Carried from step to step (row j of the step; "m" = row j - 1): h(j) at
-  // l-1; q(j) at l, l+1; V(j) at l, l-1; U(j-1) at l, l+1; V(j-1), B(j-1), a,
-  // d, phi (j-1) at l.
-  double hW = west(cur.h), q = 0, qE = 0, Vc = 0, VW = 0;
+  // Carried from step to step (row j of the step; "m" = row j - 1): h(j) at l-1; q(j) at l, l+1; V(j) at
+  // l, l-1; U(j-1) at l, l+1; V(j-1), B(j-1), a, d, phi (j-1) at l.
+  double hW = west(rh[0]), q = 0, qE = 0, Vc = 0, VW = 0;
   double Um = 0, UEm = 0, Vm = 0, Bm = 0, am = 0, dm = 0, pm = 0;
-  // One copy of the step for every row (not unrolled): every value is formed by
-  // the same instructions whatever its row in the strip, so a cell's bits do
-  // not depend on where a strip starts.
-#pragma unroll 1
-  for (int k = -2; k < kR;
-       ++k) { // step k: row j = j0 + k (cur), and row j + 1's V and q (nxt)
+#pragma unroll
+  for (int k = -2; k < kR; ++k) {  // step k: row j = j0 + k (raw index c), and row j + 1's V and q
+#pragma unroll
+    for (int c2 = 0; c2 < kRows; ++c2)
+      if ((c2 - 3 - kAhead < -2 ? -2 : c2 - 3 - kAhead) == k) load_raw(c2);
+#pragma unroll
+    for (int r = 0; r < kR; ++r)
+      if ((r - kAhead < -2 ? -2 : r - kAhead) == k) load_s0(r);
+    const int c = k + 2;
     const int64_t j = j0 + k;
-    const double hW1 = west(nxt.h), vW1 = west(nxt.v);
-    const double V1 = sw_flux(cur.h, nxt.h, nxt.v);
-    const double q1 = sw_pv(coriolis_corner(A.p, G.dy, G.j0 + j + 1), nxt.v,
-                            vW1, nxt.u, cur.u, nxt.h, hW1, cur.h, hW, A.m);
+    const double hW1 = west(rh[c + 1]), vW1 = west(rv[c + 1]);
+    const double V1 = opaque(sw_flux(rh[c], rh[c + 1], rv[c + 1]));
+    const double q1 = opaque(sw_pv(coriolis_corner(A.p, G.dy, G.j0 + j + 1), rv[c + 1], vW1, ru[c + 1], ru[c],
+                                   rh[c + 1], hW1, rh[c], hW, A.m));
     const double qE1 = east(q1), VW1 = west(V1);
-    const double U = sw_flux(hW, cur.h, cur.u);
-    const double B = sw_bernoulli(A.p.gravity, cur.h, cur.b, cur.u, east(cur.u),
-                                  cur.v, nxt.v);
-    const double UW = west(U), UE = east(U), BW = west(B);
-    double a = 0, d = 0, e = 0, ph = 0, aW = 0, dW = 0, eW = 0;
-    if constexpr (kAL) {
-      const CellCorners Q{q, qE, q1, qE1};
-      a = al81::a_from_q(Q, 0, 0);
-      d = al81::d_from_q(Q, 0, 0);
-      e = al81::eps_from_q(Q, 0, 0);
-      ph = al81::phi_from_q(Q, 0, 0);
-      aW = west(a);
-      dW = west(d);
-      eW = west(e);
-    }
-    if (k >= 0) {
-      const Raw s0 = s0_is_sk ? cur : s0q[0];
-      if (writes && j < A.rj1) {
-        const CellNbhd S{U, UE, UW, Um, UEm, Vc, V1, VW, VW1, Vm, B,  BW, Bm,
-                         q, q1, qE, a,  aW,  am, d,  dW, dm,  e,  eW, ph, pm};
-        const double oh =
-            A.a * s0.h + A.c * (cur.h + A.dt * sw_rate_h(S, A.m, 0, 0));
-        const bool uw = A.p.wall_x && G.i0 + i == 0,
-                   vw = A.p.wall_y && G.j0 + j == 0;
-        const double ou =
-            uw ? 0.0
-               : A.a * s0.u +
-                     A.c * (cur.u + A.dt * sw_rate_u(S, sc, A.m, 0, 0));
-        const double ov =
-            vw ? 0.0
-               : A.a * s0.v +
-                     A.c * (cur.v + A.dt * sw_rate_v(S, sc, A.m, 0, 0));
+    if (k >= -1) {
+      const double U = opaque(sw_flux(hW, rh[c], ru[c]));
+      const double B = opaque(sw_bernoulli(A.p.gravity, rh[c], rb[k + 1], ru[c], east(ru[c]), rv[c], rv[c + 1]));
+      const double UW = west(U), UE = east(U), BW = west(B);
+      double a = 0, d = 0, e = 0, ph = 0, aW = 0, dW = 0, eW = 0;
+      if constexpr (kAL) {
+        const CellCorners Q{q, qE, q1, qE1};
+        a = opaque(al81::a_from_q(Q, 0, 0));
+        d = opaque(al81::d_from_q(Q, 0, 0));
+        e = opaque(al81::eps_from_q(Q, 0, 0));
+        ph = opaque(al81::phi_from_q(Q, 0, 0));
+        aW = west(a);
+        dW = west(d);
+        eW = west(e);
+      }
+      if (k >= 0 && writes && j < A.rj1) {
+        const CellNbhd S{U, UE, UW, Um, UEm, Vc, V1, VW, VW1, Vm, B, BW, Bm, q, q1, qE, a, aW, am, d, dW, dm, e, eW, ph, pm};
+        const double sh0 = s0_is_sk ? rh[c] : h0[k], su0 = s0_is_sk ? ru[c] : u0[k], sv0 = s0_is_sk ? rv[c] : v0[k];
+        const double oh = A.a * sh0 + A.c * (rh[c] + A.dt * sw_rate_h(S, A.m, 0, 0));
+        const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
+        const double ou = uw ? 0.0 : A.a * su0 + A.c * (ru[c] + A.dt * sw_rate_u(S, sc, A.m, 0, 0));
+        const double ov = vw ? 0.0 : A.a * sv0 + A.c * (rv[c] + A.dt * sw_rate_v(S, sc, A.m, 0, 0));
         store_cell(A, i, j, oh, ou, ov);
       }
-#pragma unroll
-      for (int b = 0; b + 1 < kAhead; ++b)
-        s0q[b] = s0q[b + 1];
-      s0q[kAhead - 1] = load_s0(k + kAhead);
+      Um = U;
+      UEm = UE;
+      Vm = Vc;
+      Bm = B;
+      am = a;
+      dm = d;
+      pm = ph;
     }
-    Um = U;
-    UEm = UE;
-    Vm = Vc;
-    Bm = B;
-    am = a;
-    dm = d;
-    pm = ph;
     Vc = V1;
     VW = VW1;
     q = q1;
     qE = qE1;
     hW = hW1;
-    cur = nxt;
-    nxt = ahead[0];
-#pragma unroll
-    for (int b = 0; b + 1 < kAhead; ++b)
-      ahead[b] = ahead[b + 1];
-    ahead[kAhead - 1] = load_raw(k + 5 + kAhead - 1);
   }
 }
 
-// Kernel shape, chosen at run time by TESSERA_SW_TILE (tuning; read at every
-// launch so that tests can run each): tiles "32x16" (32 x 8 threads, two rows
-// each, 4 blocks/SM), "32x16m3" (the same, 3 blocks/SM: no register cap below
-// 80), "64x8" (64 x 4 threads, two rows, 4 blocks/SM), "64x8m3" (3 blocks/SM);
-// strips "strip4", "strip16", "strip32" (4 warps of 32 columns x 4, 16 or 32
-// rows per block, loads 2, 3, 3 rows ahead; 4, 3, 3 blocks/SM), "strip16m4" (16
-// rows, 2 ahead, 4 blocks/SM). Measured on an H200 (docs/performance.md): 32x16
-// best of the tiles; 5 blocks/SM (51 registers) and 32x8 tiles (one row per
-// thread, 6 blocks/SM) were 10-20 points slower and were dropped. Static shared
-// memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four
-// tiles.
+// Kernel shape, chosen at run time by TESSERA_SW_TILE (tuning; read at every launch so that tests can
+// run each): tiles "32x16" (32 x 8 threads, two rows each, 4 blocks/SM), "32x16m3" (the same, 3
+// blocks/SM: no register cap below 80), "64x8" (64 x 4 threads, two rows, 4 blocks/SM), "64x8m3" (3
+// blocks/SM); strips "strip4" (4 warps of 32 columns x 4 rows per block, every row loaded at once),
+// "strip16", "strip32" (16 / 32 rows, loads 3 rows ahead, 3 blocks/SM), "strip16m4" (2 ahead, 4 blocks/SM).
+// Measured on an H200 (docs/performance.md): 32x16 best of the tiles; 5 blocks/SM (51 registers) and
+// 32x8 tiles (one row per thread, 6 blocks/SM) were 10-20 points slower and were dropped.
+// Static shared memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four tiles.
 int tile_variant() {
-  const char *e = std::getenv("TESSERA_SW_TILE");
+  const char* e = std::getenv("TESSERA_SW_TILE");
   const std::string s = e ? e : "";
-  return s == "32x16m3"     ? 1
-         : s == "64x8"      ? 2
-         : s == "64x8m3"    ? 3
-         : s == "strip4"    ? 4
-         : s == "strip16"   ? 5
-         : s == "strip32"   ? 6
-         : s == "strip16m4" ? 7
-                            : 0;
+  return s == "32x16m3" ? 1 : s == "64x8" ? 2 : s == "64x8m3" ? 3 : s == "strip4" ? 4 : s == "strip16" ? 5 : s == "strip32" ? 6 : s == "strip16m4" ? 7 : 0;
 }
 
 template <int TX, int TY, int THY, int MB>
-void launch(const exec::Exec &ex, const StageArgs &A) {
+void launch(const exec::Exec& ex, const StageArgs& A) {
   const dim3 block(TX, THY);
-  const dim3 grid(unsigned((A.ri1 - A.ri0 + TX - 1) / TX),
-                  unsigned((A.rj1 - A.rj0 + TY - 1) / TY));
-  sw_stage_tile<TX, TY, THY, MB>
-      <<<grid, block, 0, static_cast<cudaStream_t>(ex.stream)>>>(A);
+  const dim3 grid(unsigned((A.ri1 - A.ri0 + TX - 1) / TX), unsigned((A.rj1 - A.rj0 + TY - 1) / TY));
+  sw_stage_tile<TX, TY, THY, MB><<<grid, block, 0, static_cast<cudaStream_t>(ex.stream)>>>(A);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
 template <int R, int AH, int W, int MB>
-void launch_strip(const exec::Exec &ex, const StageArgs &A) {
+void launch_strip(const exec::Exec& ex, const StageArgs& A) {
   const dim3 block(32, W);
-  const dim3 grid(unsigned((A.ri1 - A.ri0 + kStripOut - 1) / kStripOut),
-                  unsigned((A.rj1 - A.rj0 + R * W - 1) / (R * W)));
+  const dim3 grid(unsigned((A.ri1 - A.ri0 + kStripOut - 1) / kStripOut), unsigned((A.rj1 - A.rj0 + R * W - 1) / (R * W)));
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  if (A.p.scheme == SwScheme::ArakawaLamb)
-    sw_stage_strip<R, AH, W, MB, true><<<grid, block, 0, st>>>(A);
-  else
-    sw_stage_strip<R, AH, W, MB, false><<<grid, block, 0, st>>>(A);
+  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true><<<grid, block, 0, st>>>(A);
+  else sw_stage_strip<R, AH, W, MB, false><<<grid, block, 0, st>>>(A);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
-bool run_tiled(const exec::Exec &ex, const Grid &gr, const SwParams &p,
-               SwConstView s0, SwConstView sk, SwView out, double a, double c,
-               double dt, const CellRect &r, bool wrap_x, bool wrap_y) {
-  if (!ex.on_device())
-    return false;
+bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk, SwView out,
+               double a, double c, double dt, const CellRect& r, bool wrap_x, bool wrap_y) {
+  if (!ex.on_device()) return false;
   static const bool disabled = [] {
-    const char *e = std::getenv("TESSERA_WEATHER_PORTABLE");
+    const char* e = std::getenv("TESSERA_WEATHER_PORTABLE");
     return e && e[0] == '1';
   }();
-  if (disabled)
-    return false;
-  const StageArgs A{gr,   p,    s0,     sk,     out,
-                    a,    c,    dt,     r.i0,   r.i1,
-                    r.j0, r.j1, wrap_x, wrap_y, sw_metric(gr.dx, gr.dy)};
+  if (disabled) return false;
+  const StageArgs A{gr, p, s0, sk, out, a, c, dt, r.i0, r.i1, r.j0, r.j1, wrap_x, wrap_y, sw_metric(gr.dx, gr.dy)};
   switch (tile_variant()) {
-  case 1:
-    launch<32, 16, 8, 3>(ex, A);
-    break;
-  case 2:
-    launch<64, 8, 4, 4>(ex, A);
-    break;
-  case 3:
-    launch<64, 8, 4, 3>(ex, A);
-    break;
-  case 4:
-    launch_strip<4, 2, 4, 4>(ex, A);
-    break;
-  case 5:
-    launch_strip<16, 3, 4, 3>(ex, A);
-    break;
-  case 6:
-    launch_strip<32, 3, 4, 3>(ex, A);
-    break;
-  case 7:
-    launch_strip<16, 2, 4, 4>(ex, A);
-    break;
-  default:
-    launch<32, 16, 8, 4>(ex, A);
-    break;
+    case 1: launch<32, 16, 8, 3>(ex, A); break;
+    case 2: launch<64, 8, 4, 4>(ex, A); break;
+    case 3: launch<64, 8, 4, 3>(ex, A); break;
+    case 4: launch_strip<4, 8, 4, 3>(ex, A); break;
+    case 5: launch_strip<16, 3, 4, 3>(ex, A); break;
+    case 6: launch_strip<32, 3, 4, 3>(ex, A); break;
+    case 7: launch_strip<16, 2, 4, 4>(ex, A); break;
+    default: launch<32, 16, 8, 4>(ex, A); break;
   }
   return true;
 }
-} // namespace
+}  // namespace
 
-bool sw_stage_tiled(const exec::Exec &ex, const Grid &gr, const SwParams &p,
-                    SwConstView s0, SwConstView sk, SwView out, double a,
-                    double c, double dt, const CellRect &r) {
+bool sw_stage_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk,
+                    SwView out, double a, double c, double dt, const CellRect& r) {
   return run_tiled(ex, gr, p, s0, sk, out, a, c, dt, r, false, false);
 }
 
-bool sw_stage_tiled_wrap(const exec::Exec &ex, const Grid &gr,
-                         const SwParams &p, SwConstView s0, SwConstView sk,
+bool sw_stage_tiled_wrap(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk,
                          SwView out, double a, double c, double dt) {
-  // the images are only valid when this rank holds the whole periodic axis and
-  // every ghost has a source
-  const bool wx = !p.wall_x && gr.nx == gr.gnx && gr.nx >= gr.g,
-             wy = !p.wall_y && gr.ny == gr.gny && gr.ny >= gr.g;
-  return run_tiled(ex, gr, p, s0, sk, out, a, c, dt,
-                   CellRect{0, gr.nx, 0, gr.ny}, wx, wy);
+  // the images are only valid when this rank holds the whole periodic axis and every ghost has a source
+  const bool wx = !p.wall_x && gr.nx == gr.gnx && gr.nx >= gr.g, wy = !p.wall_y && gr.ny == gr.gny && gr.ny >= gr.g;
+  return run_tiled(ex, gr, p, s0, sk, out, a, c, dt, CellRect{0, gr.nx, 0, gr.ny}, wx, wy);
 }
 #else
-bool sw_stage_tiled(const exec::Exec &, const Grid &, const SwParams &,
-                    SwConstView, SwConstView, SwView, double, double, double,
-                    const CellRect &) {
+bool sw_stage_tiled(const exec::Exec&, const Grid&, const SwParams&, SwConstView, SwConstView, SwView, double, double,
+                    double, const CellRect&) {
   return false;
 }
-bool sw_stage_tiled_wrap(const exec::Exec &, const Grid &, const SwParams &,
-                         SwConstView, SwConstView, SwView, double, double,
-                         double) {
+bool sw_stage_tiled_wrap(const exec::Exec&, const Grid&, const SwParams&, SwConstView, SwConstView, SwView, double,
+                         double, double) {
   return false;
 }
 #endif
 
-} // namespace tessera::weather
+}  // namespace tessera::weather
