@@ -231,15 +231,7 @@ constexpr int kStripOut = 29;  // output columns per warp: lanes 2..30 (a cell r
 // lanes (shuffles) and y-neighbours from the previous step, and writes the cell. No shared memory and no
 // barriers: the tile kernel's shared-memory traffic (about 58 accesses per cell) was its limit (ncu:
 // L1/TEX 89 %). Same point functions and rate expressions as the tile and the portable path.
-// An empty asm that takes x in a register: the value is rounded to a double here, as the tile's shared
-// memory does, so that nvcc cannot fuse the product that formed it into a later sum in one unrolled step
-// and not in another (which would make a cell's bits depend on its row within the strip).
-__device__ inline double opaque(double x) {
-  asm("" : "+d"(x));
-  return x;
-}
-
-template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL>
+template <int kR, int kWarps, int kMinBlocks, bool kAL>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const StageArgs A) {
   constexpr int kRows = kR + 3;
   const Grid& G = A.gr;
@@ -249,26 +241,30 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
   if (j0 >= A.rj1) return;  // the whole warp
   const bool col_in = i >= -G.g && i < G.nx + G.g;
   const bool s0_is_sk = A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
-  // Raw row c (grid row j0 - 2 + c) is first read in step c - 3, s^n row r in step r: each is requested
-  // kAhead steps before (all in the first step when kAhead >= kRows). Points outside the patch read zero
-  // (never used by a cell of the rect).
   double rh[kRows], ru[kRows], rv[kRows], rb[kR + 1], h0[kR], u0[kR], v0[kR];
-  const auto load_raw = [&](int c) {
-    const bool in = col_in && j0 - 2 + c < G.ny + G.g;
-    const int64_t n = in ? G.idx(i, j0 - 2 + c) : 0;
-    rh[c] = in ? __ldg(A.sk.h + n) : 0.0;
-    ru[c] = in ? __ldg(A.sk.u + n) : 0.0;
-    rv[c] = in ? __ldg(A.sk.v + n) : 0.0;
-    if (c >= 1 && c <= kR + 1) rb[c - 1] = in ? __ldg(A.sk.b + n) : 0.0;  // b on rows j0-1 .. j0+kR-1
-  };
-  const auto load_s0 = [&](int r) {
-    if (s0_is_sk) return;  // a step's first stage: s^n is s_k, taken from the raw rows when used
-    const bool in = col_in && j0 + r < G.ny + G.g;
-    const int64_t n = in ? G.idx(i, j0 + r) : 0;
-    h0[r] = in ? __ldg(A.s0.h + n) : 0.0;
-    u0[r] = in ? __ldg(A.s0.u + n) : 0.0;
-    v0[r] = in ? __ldg(A.s0.v + n) : 0.0;
-  };
+#pragma unroll
+  for (int k = 0; k < kRows; ++k) {  // raw row j0 - 2 + k; points outside the patch read zero (unused)
+    const bool in = col_in && j0 - 2 + k < G.ny + G.g;
+    const int64_t n = in ? G.idx(i, j0 - 2 + k) : 0;
+    rh[k] = in ? __ldg(A.sk.h + n) : 0.0;
+    ru[k] = in ? __ldg(A.sk.u + n) : 0.0;
+    rv[k] = in ? __ldg(A.sk.v + n) : 0.0;
+    if (k >= 1 && k <= kR + 1) rb[k - 1] = in ? __ldg(A.sk.b + n) : 0.0;
+  }
+#pragma unroll
+  for (int r = 0; r < kR; ++r) {
+    if (s0_is_sk) {  // a step's first stage: s^n is s_k, already loaded
+      h0[r] = rh[r + 2];
+      u0[r] = ru[r + 2];
+      v0[r] = rv[r + 2];
+    } else {
+      const bool in = col_in && j0 + r < G.ny + G.g;
+      const int64_t n = in ? G.idx(i, j0 + r) : 0;
+      h0[r] = in ? __ldg(A.s0.h + n) : 0.0;
+      u0[r] = in ? __ldg(A.s0.u + n) : 0.0;
+      v0[r] = in ? __ldg(A.s0.v + n) : 0.0;
+    }
+  }
   constexpr unsigned kAll = 0xffffffffu;
   const auto west = [](double x) { return __shfl_up_sync(kAll, x, 1); };    // lane l - 1's value
   const auto east = [](double x) { return __shfl_down_sync(kAll, x, 1); };  // lane l + 1's value
@@ -280,41 +276,34 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
   double Um = 0, UEm = 0, Vm = 0, Bm = 0, am = 0, dm = 0, pm = 0;
 #pragma unroll
   for (int k = -2; k < kR; ++k) {  // step k: row j = j0 + k (raw index c), and row j + 1's V and q
-#pragma unroll
-    for (int c2 = 0; c2 < kRows; ++c2)
-      if ((c2 - 3 - kAhead < -2 ? -2 : c2 - 3 - kAhead) == k) load_raw(c2);
-#pragma unroll
-    for (int r = 0; r < kR; ++r)
-      if ((r - kAhead < -2 ? -2 : r - kAhead) == k) load_s0(r);
     const int c = k + 2;
     const int64_t j = j0 + k;
     const double hW1 = west(rh[c + 1]), vW1 = west(rv[c + 1]);
-    const double V1 = opaque(sw_flux(rh[c], rh[c + 1], rv[c + 1]));
-    const double q1 = opaque(sw_pv(coriolis_corner(A.p, G.dy, G.j0 + j + 1), rv[c + 1], vW1, ru[c + 1], ru[c],
-                                   rh[c + 1], hW1, rh[c], hW, A.m));
+    const double V1 = sw_flux(rh[c], rh[c + 1], rv[c + 1]);
+    const double q1 = sw_pv(coriolis_corner(A.p, G.dy, G.j0 + j + 1), rv[c + 1], vW1, ru[c + 1], ru[c], rh[c + 1], hW1,
+                            rh[c], hW, A.m);
     const double qE1 = east(q1), VW1 = west(V1);
     if (k >= -1) {
-      const double U = opaque(sw_flux(hW, rh[c], ru[c]));
-      const double B = opaque(sw_bernoulli(A.p.gravity, rh[c], rb[k + 1], ru[c], east(ru[c]), rv[c], rv[c + 1]));
+      const double U = sw_flux(hW, rh[c], ru[c]);
+      const double B = sw_bernoulli(A.p.gravity, rh[c], rb[k + 1], ru[c], east(ru[c]), rv[c], rv[c + 1]);
       const double UW = west(U), UE = east(U), BW = west(B);
       double a = 0, d = 0, e = 0, ph = 0, aW = 0, dW = 0, eW = 0;
       if constexpr (kAL) {
         const CellCorners Q{q, qE, q1, qE1};
-        a = opaque(al81::a_from_q(Q, 0, 0));
-        d = opaque(al81::d_from_q(Q, 0, 0));
-        e = opaque(al81::eps_from_q(Q, 0, 0));
-        ph = opaque(al81::phi_from_q(Q, 0, 0));
+        a = al81::a_from_q(Q, 0, 0);
+        d = al81::d_from_q(Q, 0, 0);
+        e = al81::eps_from_q(Q, 0, 0);
+        ph = al81::phi_from_q(Q, 0, 0);
         aW = west(a);
         dW = west(d);
         eW = west(e);
       }
       if (k >= 0 && writes && j < A.rj1) {
         const CellNbhd S{U, UE, UW, Um, UEm, Vc, V1, VW, VW1, Vm, B, BW, Bm, q, q1, qE, a, aW, am, d, dW, dm, e, eW, ph, pm};
-        const double sh0 = s0_is_sk ? rh[c] : h0[k], su0 = s0_is_sk ? ru[c] : u0[k], sv0 = s0_is_sk ? rv[c] : v0[k];
-        const double oh = A.a * sh0 + A.c * (rh[c] + A.dt * sw_rate_h(S, A.m, 0, 0));
+        const double oh = A.a * h0[k] + A.c * (rh[c] + A.dt * sw_rate_h(S, A.m, 0, 0));
         const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
-        const double ou = uw ? 0.0 : A.a * su0 + A.c * (ru[c] + A.dt * sw_rate_u(S, sc, A.m, 0, 0));
-        const double ov = vw ? 0.0 : A.a * sv0 + A.c * (rv[c] + A.dt * sw_rate_v(S, sc, A.m, 0, 0));
+        const double ou = uw ? 0.0 : A.a * u0[k] + A.c * (ru[c] + A.dt * sw_rate_u(S, sc, A.m, 0, 0));
+        const double ov = vw ? 0.0 : A.a * v0[k] + A.c * (rv[c] + A.dt * sw_rate_v(S, sc, A.m, 0, 0));
         store_cell(A, i, j, oh, ou, ov);
       }
       Um = U;
@@ -336,15 +325,14 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
 // Kernel shape, chosen at run time by TESSERA_SW_TILE (tuning; read at every launch so that tests can
 // run each): tiles "32x16" (32 x 8 threads, two rows each, 4 blocks/SM), "32x16m3" (the same, 3
 // blocks/SM: no register cap below 80), "64x8" (64 x 4 threads, two rows, 4 blocks/SM), "64x8m3" (3
-// blocks/SM); strips "strip4" (4 warps of 32 columns x 4 rows per block, every row loaded at once),
-// "strip16", "strip32" (16 / 32 rows, loads 3 rows ahead, 3 blocks/SM), "strip16m4" (2 ahead, 4 blocks/SM).
+// blocks/SM); strips "strip4", "strip8" (4 warps of 32 columns x 4 or 8 rows per block).
 // Measured on an H200 (docs/performance.md): 32x16 best of the tiles; 5 blocks/SM (51 registers) and
 // 32x8 tiles (one row per thread, 6 blocks/SM) were 10-20 points slower and were dropped.
 // Static shared memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four tiles.
 int tile_variant() {
   const char* e = std::getenv("TESSERA_SW_TILE");
   const std::string s = e ? e : "";
-  return s == "32x16m3" ? 1 : s == "64x8" ? 2 : s == "64x8m3" ? 3 : s == "strip4" ? 4 : s == "strip16" ? 5 : s == "strip32" ? 6 : s == "strip16m4" ? 7 : 0;
+  return s == "32x16m3" ? 1 : s == "64x8" ? 2 : s == "64x8m3" ? 3 : s == "strip4" ? 4 : s == "strip8" ? 5 : 0;
 }
 
 template <int TX, int TY, int THY, int MB>
@@ -355,13 +343,13 @@ void launch(const exec::Exec& ex, const StageArgs& A) {
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
-template <int R, int AH, int W, int MB>
+template <int R, int W, int MB>
 void launch_strip(const exec::Exec& ex, const StageArgs& A) {
   const dim3 block(32, W);
   const dim3 grid(unsigned((A.ri1 - A.ri0 + kStripOut - 1) / kStripOut), unsigned((A.rj1 - A.rj0 + R * W - 1) / (R * W)));
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true><<<grid, block, 0, st>>>(A);
-  else sw_stage_strip<R, AH, W, MB, false><<<grid, block, 0, st>>>(A);
+  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, W, MB, true><<<grid, block, 0, st>>>(A);
+  else sw_stage_strip<R, W, MB, false><<<grid, block, 0, st>>>(A);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -378,10 +366,8 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 1: launch<32, 16, 8, 3>(ex, A); break;
     case 2: launch<64, 8, 4, 4>(ex, A); break;
     case 3: launch<64, 8, 4, 3>(ex, A); break;
-    case 4: launch_strip<4, 8, 4, 3>(ex, A); break;
-    case 5: launch_strip<16, 3, 4, 3>(ex, A); break;
-    case 6: launch_strip<32, 3, 4, 3>(ex, A); break;
-    case 7: launch_strip<16, 2, 4, 4>(ex, A); break;
+    case 4: launch_strip<4, 4, 3>(ex, A); break;
+    case 5: launch_strip<8, 4, 2>(ex, A); break;
     default: launch<32, 16, 8, 4>(ex, A); break;
   }
   return true;
