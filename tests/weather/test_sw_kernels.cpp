@@ -2,6 +2,7 @@
 // path against the staged reference, and the GPU against the host on random inputs.
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "catch_compat.hpp"
 #include "tessera/weather/boundary.hpp"
@@ -200,7 +201,10 @@ TEST_CASE("fused SSP stage matches the staged reference on random inputs", "[wea
 
 TEST_CASE("GPU shallow-water stage matches the host", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();
-  // every boundary combination and both schemes; sizes not multiples of the CUDA tile (32 x 16)
+  // every boundary combination and both schemes; sizes not multiples of the CUDA tile (32 x 16) or strip
+  // (29 columns x 4 warps x 4, 16 or 32 rows); every CUDA kernel shape (TESSERA_SW_TILE)
+  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip16"), std::string("strip32"));
+  const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);
   const bool al = GENERATE(true, false);
@@ -246,9 +250,10 @@ TEST_CASE("GPU shallow-water stage matches the host", "[weather][sw][gpu]") {
         const auto n = size_t(gr.idx(i, j));
         ulp = std::max(ulp, std::abs(out[0][f][n] - out[1][f][n]) / std::max(1e-300, std::abs(out[0][f][n]) * 2.2e-16));
       }
-    INFO("field " << f << " walls " << wall_x << wall_y << " AL81 " << al << " max GPU-host difference " << ulp << " ulp");
-    std::printf("sw GPU vs host: field %d walls %d%d AL81 %d: max difference %.1f ulp\n", f, int(wall_x), int(wall_y),
-                int(al), ulp);
+    INFO(shape << " field " << f << " walls " << wall_x << wall_y << " AL81 " << al << " max GPU-host difference " << ulp
+               << " ulp");
+    std::printf("sw GPU (%s) vs host: field %d walls %d%d AL81 %d: max difference %.1f ulp\n", shape.c_str(), f,
+                int(wall_x), int(wall_y), int(al), ulp);
     CHECK(max_diff_interior(gr, out[0][f], out[1][f]) < 1e-12);
     CHECK(max_diff_interior(gr, split[f], out[1][f]) == 0.0);
   }
@@ -262,6 +267,8 @@ TEST_CASE("first stage with s^n the same arrays as s_k equals the stage with s^n
   TESSERA_GPU_TEST();
   // the CUDA tile takes s^n from its shared-memory tile when s0 and sk are the same arrays (a step's
   // first stage) instead of reading it again: the same bits as reading a separate copy
+  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip16"), std::string("strip32"));
+  const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);
   const bool al = GENERATE(true, false);
@@ -281,7 +288,7 @@ TEST_CASE("first stage with s^n the same arrays as s_k equals the stage with s^n
     sw_stage(ex, gr, p, s.cview(), s.cview(), a.view(), a0, 1.0 - a0, 5.0);
     sw_stage(ex, gr, p, copy_of_s.cview(), s.cview(), b.view(), a0, 1.0 - a0, 5.0);
     exec::fence(ex);
-    INFO("a = " << a0 << " walls " << wall_x << wall_y << " AL81 " << al);
+    INFO(shape << " a = " << a0 << " walls " << wall_x << wall_y << " AL81 " << al);
     CHECK(max_diff_interior(gr, download(a.h), download(b.h)) == 0.0);
     CHECK(max_diff_interior(gr, download(a.u), download(b.u)) == 0.0);
     CHECK(max_diff_interior(gr, download(a.v), download(b.v)) == 0.0);
@@ -290,6 +297,8 @@ TEST_CASE("first stage with s^n the same arrays as s_k equals the stage with s^n
 
 TEST_CASE("stage with folded ghost refresh equals stage then ghost fill", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();
+  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip16"), std::string("strip32"));
+  const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);
   const Grid gr = make_grid(67, 45, 1000.0, 800.0);

@@ -49,6 +49,27 @@ struct TileSourceAL : TileSource<kMidX> {
   __device__ double al_phi(int64_t i, int64_t j) const { return p_[this->at(i, j)]; }
 };
 
+// Writes cell (i, j) of the stage output and, when asked, its periodic ghost images (the values
+// fill_periodic_x then _y would copy, corners included).
+__device__ inline void store_cell(const StageArgs& A, int64_t i, int64_t j, double oh, double ou, double ov) {
+  const Grid& G = A.gr;
+  const int64_t n = G.idx(i, j);
+  A.out.h[n] = oh;
+  A.out.u[n] = ou;
+  A.out.v[n] = ov;
+  const int64_t ix = !A.wrap_x ? i : i < G.g ? i + G.nx : i >= G.nx - G.g ? i - G.nx : i;
+  const int64_t jy = !A.wrap_y ? j : j < G.g ? j + G.ny : j >= G.ny - G.g ? j - G.ny : j;
+  if (ix != i || jy != j) {
+    const int64_t img[3] = {G.idx(ix, j), G.idx(i, jy), G.idx(ix, jy)};
+    for (int k = 0; k < 3; ++k)
+      if (img[k] != n) {
+        A.out.h[img[k]] = oh;
+        A.out.u[img[k]] = ou;
+        A.out.v[img[k]] = ov;
+      }
+  }
+}
+
 // Tile of kTileX x kTileY cells, kTileX x kThreadsY threads (kR = kTileY / kThreadsY rows of cells each),
 // at least kMinBlocks resident blocks per SM (caps registers; the stage is bound by memory latency).
 // Phases: s^n of the thread's cells requested first (in flight during the rest; not read at all when
@@ -147,26 +168,11 @@ __global__ void __launch_bounds__(kTileX * kThreadsY, kMinBlocks) sw_stage_tile(
     for (int r = 0; r < kR; ++r) {
       const int64_t j = tj + threadIdx.y + r * kThreadsY;
       if (j >= A.rj1) break;
-      const int64_t n = G.idx(i, j);
       const double oh = A.a * h0[r] + A.c * (hk[r] + A.dt * sw_rate_h(src, A.m, i, j));
       const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
       const double ou = uw ? 0.0 : A.a * u0[r] + A.c * (uk[r] + A.dt * sw_rate_u(src, sc, A.m, i, j));
       const double ov = vw ? 0.0 : A.a * v0[r] + A.c * (vk[r] + A.dt * sw_rate_v(src, sc, A.m, i, j));
-      A.out.h[n] = oh;
-      A.out.u[n] = ou;
-      A.out.v[n] = ov;
-      // periodic ghost images (the values fill_periodic_x then _y would copy, corners included)
-      const int64_t ix = !A.wrap_x ? i : i < G.g ? i + G.nx : i >= G.nx - G.g ? i - G.nx : i;
-      const int64_t jy = !A.wrap_y ? j : j < G.g ? j + G.ny : j >= G.ny - G.g ? j - G.ny : j;
-      if (ix != i || jy != j) {
-        const int64_t img[3] = {G.idx(ix, j), G.idx(i, jy), G.idx(ix, jy)};
-        for (int k = 0; k < 3; ++k)
-          if (img[k] != n) {
-            A.out.h[img[k]] = oh;
-            A.out.u[img[k]] = ou;
-            A.out.v[img[k]] = ov;
-          }
-      }
+      store_cell(A, i, j, oh, ou, ov);
     }
   };
   if (sc == SwScheme::SadournyEnergy) {
@@ -193,19 +199,171 @@ __global__ void __launch_bounds__(kTileX * kThreadsY, kMinBlocks) sw_stage_tile(
   finish(SA);
 }
 
-// Tile shape and minimum resident blocks, chosen at run time by TESSERA_SW_TILE (tuning; default
-// "32x16"): "32x16" (32 x 8 threads, two rows each, 4 blocks/SM), "32x16m3" (the same, 3 blocks/SM: no
-// register cap below 80), "64x8" (64 x 4 threads, two rows, 4 blocks/SM), "64x8m3" (3 blocks/SM).
-// Measured on an H200 (docs/performance.md): 32x16 best; 5 blocks/SM (51 registers) and 32x8 tiles
-// (one row per thread, 6 blocks/SM) were 10-20 points slower and were dropped.
-// Static shared memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four.
+// A double whose + - * / are explicitly rounded (__dadd_rn, ...): neither nvcc nor ptxas may contract
+// them into FMAs. The strip kernel computes with it: its rows are unrolled, and the optimiser shares
+// products between neighbouring rows (v(j+1)^2 enters B of rows j and j+1), so with contraction a value
+// would be fused in one row and rounded on its own in the next, and a cell's bits would depend on the
+// row its strip starts at (which the CellRect split and 1-against-N-rank tests forbid).
+// (Host and device so that the shared host-device templates may call it; only device code does.)
+struct Rn {
+  double x;
+  TESSERA_HD Rn(double v) : x(v) {}  // NOLINT: implicit, so that literals and metric factors mix in
+#if defined(__CUDA_ARCH__)
+  friend TESSERA_HD Rn operator+(Rn a, Rn b) { return __dadd_rn(a.x, b.x); }
+  friend TESSERA_HD Rn operator-(Rn a, Rn b) { return __dsub_rn(a.x, b.x); }
+  friend TESSERA_HD Rn operator*(Rn a, Rn b) { return __dmul_rn(a.x, b.x); }
+  friend TESSERA_HD Rn operator/(Rn a, Rn b) { return __ddiv_rn(a.x, b.x); }
+#else
+  friend TESSERA_HD Rn operator+(Rn a, Rn b) { return a.x + b.x; }
+  friend TESSERA_HD Rn operator-(Rn a, Rn b) { return a.x - b.x; }
+  friend TESSERA_HD Rn operator*(Rn a, Rn b) { return a.x * b.x; }
+  friend TESSERA_HD Rn operator/(Rn a, Rn b) { return a.x / b.x; }
+#endif
+  friend TESSERA_HD Rn operator-(Rn a) { return Rn(-a.x); }
+};
+
+// The neighbourhood of one cell as sw_rates.hpp reads it, held in registers by the strip kernel and
+// addressed by offsets from the cell (the rates are evaluated at (0, 0), so every offset below is a
+// constant once inlined). Members: U at (0,0) (1,0) (-1,0) (0,-1) (1,-1); V at (0,0) (0,1) (-1,0) (-1,1)
+// (0,-1); B at (0,0) (-1,0) (0,-1); q at (0,0) (0,1) (1,0) (Sadourny); the Arakawa-Lamb cell coefficients
+// a, d at (0,0) (-1,0) (0,-1), eps at (0,0) (-1,0), phi at (0,0) (0,-1).
+struct CellNbhd {
+  double U00, U10, Um0, U0m, U1m, V00, V01, Vm0, Vm1, V0m, B00, Bm0, B0m, q00, q01, q10;
+  double a00, am0, a0m, d00, dm0, d0m, e00, em0, p00, p0m;
+  TESSERA_HD Rn U(int64_t i, int64_t j) const { return j == 0 ? (i == 0 ? U00 : i == 1 ? U10 : Um0) : i == 0 ? U0m : U1m; }
+  TESSERA_HD Rn V(int64_t i, int64_t j) const { return i == 0 ? (j == 0 ? V00 : j == 1 ? V01 : V0m) : j == 0 ? Vm0 : Vm1; }
+  TESSERA_HD Rn B(int64_t i, int64_t j) const { return i != 0 ? Bm0 : j == 0 ? B00 : B0m; }
+  TESSERA_HD Rn q(int64_t i, int64_t j) const { return i != 0 ? q10 : j == 0 ? q00 : q01; }
+  TESSERA_HD Rn al_a(int64_t i, int64_t j) const { return i != 0 ? am0 : j == 0 ? a00 : a0m; }
+  TESSERA_HD Rn al_d(int64_t i, int64_t j) const { return i != 0 ? dm0 : j == 0 ? d00 : d0m; }
+  TESSERA_HD Rn al_eps(int64_t i, int64_t) const { return i != 0 ? em0 : e00; }
+  TESSERA_HD Rn al_phi(int64_t, int64_t j) const { return j != 0 ? p0m : p00; }
+};
+// The four corner PVs of a cell, for al81::*_from_q at (0, 0).
+struct CellCorners {
+  double sw, se, nw, ne;
+  TESSERA_HD Rn q(int64_t i, int64_t j) const { return i == 0 ? (j == 0 ? sw : nw) : j == 0 ? se : ne; }
+};
+
+constexpr int kStripOut = 29;  // output columns per warp: lanes 2..30 (a cell reads columns i-2 .. i+1)
+
+// Strip kernel: a warp owns 32 adjacent columns (lane l is column x0 - 2 + l) and kR rows of cells, and
+// produces lanes 2..30. It loads the strip's raw rows j0-2 .. j0+kR of h, u, v (b on j0-1 .. j0+kR-1)
+// and s^n of its cells into registers before any arithmetic, then marches up the rows: each step forms
+// the next row's V, q and this row's U, B and cell coefficients, takes x-neighbours from the adjacent
+// lanes (shuffles) and y-neighbours from the previous step, and writes the cell. No shared memory and no
+// barriers: the tile kernel's shared-memory traffic (about 58 accesses per cell) was its limit (ncu:
+// L1/TEX 89 %). Same point functions and rate expressions as the tile and the portable path, evaluated in
+// explicitly rounded arithmetic (Rn).
+template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL>
+__global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const StageArgs A) {
+  constexpr int kRows = kR + 3;
+  const Grid& G = A.gr;
+  const int lane = int(threadIdx.x);
+  const int64_t i = A.ri0 + int64_t(blockIdx.x) * kStripOut - 2 + lane;
+  const int64_t j0 = A.rj0 + (int64_t(blockIdx.y) * kWarps + threadIdx.y) * kR;
+  if (j0 >= A.rj1) return;  // the whole warp
+  const bool col_in = i >= -G.g && i < G.nx + G.g;
+  const bool s0_is_sk = A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
+  // Raw row c (grid row j0 - 2 + c) is first read in step c - 3, s^n row r in step r: each is requested
+  // kAhead steps before (all in the first step when kAhead >= kRows). Points outside the patch read zero
+  // (never used by a cell of the rect).
+  double rh[kRows], ru[kRows], rv[kRows], rb[kR + 1], h0[kR], u0[kR], v0[kR];
+  const auto load_raw = [&](int c) {
+    const bool in = col_in && j0 - 2 + c < G.ny + G.g;
+    const int64_t n = in ? G.idx(i, j0 - 2 + c) : 0;
+    rh[c] = in ? __ldg(A.sk.h + n) : 0.0;
+    ru[c] = in ? __ldg(A.sk.u + n) : 0.0;
+    rv[c] = in ? __ldg(A.sk.v + n) : 0.0;
+    if (c >= 1 && c <= kR + 1) rb[c - 1] = in ? __ldg(A.sk.b + n) : 0.0;  // b on rows j0-1 .. j0+kR-1
+  };
+  const auto load_s0 = [&](int r) {
+    if (s0_is_sk) return;  // a step's first stage: s^n is s_k, taken from the raw rows when used
+    const bool in = col_in && j0 + r < G.ny + G.g;
+    const int64_t n = in ? G.idx(i, j0 + r) : 0;
+    h0[r] = in ? __ldg(A.s0.h + n) : 0.0;
+    u0[r] = in ? __ldg(A.s0.u + n) : 0.0;
+    v0[r] = in ? __ldg(A.s0.v + n) : 0.0;
+  };
+  constexpr unsigned kAll = 0xffffffffu;
+  const auto west = [](double x) { return __shfl_up_sync(kAll, x, 1); };    // lane l - 1's value
+  const auto east = [](double x) { return __shfl_down_sync(kAll, x, 1); };  // lane l + 1's value
+  constexpr SwScheme sc = kAL ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
+  const bool writes = lane >= 2 && lane <= 30 && i < A.ri1;
+  // Carried from step to step (row j of the step; "m" = row j - 1): h(j) at l-1; q(j) at l, l+1; V(j) at
+  // l, l-1; U(j-1) at l, l+1; V(j-1), B(j-1), a, d, phi (j-1) at l.
+  double hW = 0, q = 0, qE = 0, Vc = 0, VW = 0;
+  double Um = 0, UEm = 0, Vm = 0, Bm = 0, am = 0, dm = 0, pm = 0;
+#pragma unroll
+  for (int k = -2; k < kR; ++k) {  // step k: row j = j0 + k (raw index c), and row j + 1's V and q
+#pragma unroll
+    for (int c2 = 0; c2 < kRows; ++c2)
+      if ((c2 - 3 - kAhead < -2 ? -2 : c2 - 3 - kAhead) == k) load_raw(c2);
+#pragma unroll
+    for (int r = 0; r < kR; ++r)
+      if ((r - kAhead < -2 ? -2 : r - kAhead) == k) load_s0(r);
+    const int c = k + 2;
+    const int64_t j = j0 + k;
+    if (k == -2) hW = west(rh[0]);  // after row 0's load
+    const double hW1 = west(rh[c + 1]), vW1 = west(rv[c + 1]);
+    const double V1 = sw_flux<Rn>(rh[c], rh[c + 1], rv[c + 1]).x;
+    const double q1 = sw_pv<Rn>(coriolis_corner(A.p, G.dy, G.j0 + j + 1), rv[c + 1], vW1, ru[c + 1], ru[c], rh[c + 1],
+                                hW1, rh[c], hW, A.m)
+                          .x;
+    const double qE1 = east(q1), VW1 = west(V1);
+    if (k >= -1) {
+      const double U = sw_flux<Rn>(hW, rh[c], ru[c]).x;
+      const double B = sw_bernoulli<Rn>(A.p.gravity, rh[c], rb[k + 1], ru[c], east(ru[c]), rv[c], rv[c + 1]).x;
+      const double UW = west(U), UE = east(U), BW = west(B);
+      double a = 0, d = 0, e = 0, ph = 0, aW = 0, dW = 0, eW = 0;
+      if constexpr (kAL) {
+        const CellCorners Q{q, qE, q1, qE1};
+        a = al81::a_from_q(Q, 0, 0).x;
+        d = al81::d_from_q(Q, 0, 0).x;
+        e = al81::eps_from_q(Q, 0, 0).x;
+        ph = al81::phi_from_q(Q, 0, 0).x;
+        aW = west(a);
+        dW = west(d);
+        eW = west(e);
+      }
+      if (k >= 0 && writes && j < A.rj1) {
+        const CellNbhd S{U, UE, UW, Um, UEm, Vc, V1, VW, VW1, Vm, B, BW, Bm, q, q1, qE, a, aW, am, d, dW, dm, e, eW, ph, pm};
+        const double sh0 = s0_is_sk ? rh[c] : h0[k], su0 = s0_is_sk ? ru[c] : u0[k], sv0 = s0_is_sk ? rv[c] : v0[k];
+        const Rn ra = A.a, rc = A.c, rdt = A.dt;
+        const double oh = (ra * sh0 + rc * (rh[c] + rdt * sw_rate_h(S, A.m, 0, 0))).x;
+        const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
+        const double ou = uw ? 0.0 : (ra * su0 + rc * (ru[c] + rdt * sw_rate_u(S, sc, A.m, 0, 0))).x;
+        const double ov = vw ? 0.0 : (ra * sv0 + rc * (rv[c] + rdt * sw_rate_v(S, sc, A.m, 0, 0))).x;
+        store_cell(A, i, j, oh, ou, ov);
+      }
+      Um = U;
+      UEm = UE;
+      Vm = Vc;
+      Bm = B;
+      am = a;
+      dm = d;
+      pm = ph;
+    }
+    Vc = V1;
+    VW = VW1;
+    q = q1;
+    qE = qE1;
+    hW = hW1;
+  }
+}
+
+// Kernel shape, chosen at run time by TESSERA_SW_TILE (tuning; read at every launch so that tests can
+// run each): tiles "32x16" (32 x 8 threads, two rows each, 4 blocks/SM), "32x16m3" (the same, 3
+// blocks/SM: no register cap below 80), "64x8" (64 x 4 threads, two rows, 4 blocks/SM), "64x8m3" (3
+// blocks/SM); strips "strip4" (4 warps of 32 columns x 4 rows per block, every row loaded at once),
+// "strip16", "strip32" (16 / 32 rows, loads 3 rows ahead, 3 blocks/SM), "strip16m4" (2 ahead, 4 blocks/SM).
+// Measured on an H200 (docs/performance.md): 32x16 best of the tiles; 5 blocks/SM (51 registers) and
+// 32x8 tiles (one row per thread, 6 blocks/SM) were 10-20 points slower and were dropped.
+// Static shared memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four tiles.
 int tile_variant() {
-  static const int v = [] {
-    const char* e = std::getenv("TESSERA_SW_TILE");
-    const std::string s = e ? e : "";
-    return s == "32x16m3" ? 1 : s == "64x8" ? 2 : s == "64x8m3" ? 3 : 0;
-  }();
-  return v;
+  const char* e = std::getenv("TESSERA_SW_TILE");
+  const std::string s = e ? e : "";
+  return s == "32x16m3" ? 1 : s == "64x8" ? 2 : s == "64x8m3" ? 3 : s == "strip4" ? 4 : s == "strip16" ? 5 : s == "strip32" ? 6 : s == "strip16m4" ? 7 : 0;
 }
 
 template <int TX, int TY, int THY, int MB>
@@ -213,6 +371,16 @@ void launch(const exec::Exec& ex, const StageArgs& A) {
   const dim3 block(TX, THY);
   const dim3 grid(unsigned((A.ri1 - A.ri0 + TX - 1) / TX), unsigned((A.rj1 - A.rj0 + TY - 1) / TY));
   sw_stage_tile<TX, TY, THY, MB><<<grid, block, 0, static_cast<cudaStream_t>(ex.stream)>>>(A);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+}
+
+template <int R, int AH, int W, int MB>
+void launch_strip(const exec::Exec& ex, const StageArgs& A) {
+  const dim3 block(32, W);
+  const dim3 grid(unsigned((A.ri1 - A.ri0 + kStripOut - 1) / kStripOut), unsigned((A.rj1 - A.rj0 + R * W - 1) / (R * W)));
+  const auto st = static_cast<cudaStream_t>(ex.stream);
+  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true><<<grid, block, 0, st>>>(A);
+  else sw_stage_strip<R, AH, W, MB, false><<<grid, block, 0, st>>>(A);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -229,6 +397,10 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 1: launch<32, 16, 8, 3>(ex, A); break;
     case 2: launch<64, 8, 4, 4>(ex, A); break;
     case 3: launch<64, 8, 4, 3>(ex, A); break;
+    case 4: launch_strip<4, 8, 4, 3>(ex, A); break;
+    case 5: launch_strip<16, 3, 4, 3>(ex, A); break;
+    case 6: launch_strip<32, 3, 4, 3>(ex, A); break;
+    case 7: launch_strip<16, 2, 4, 4>(ex, A); break;
     default: launch<32, 16, 8, 4>(ex, A); break;
   }
   return true;

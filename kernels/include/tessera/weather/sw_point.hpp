@@ -65,15 +65,21 @@ struct SwMetric {
 TESSERA_HD inline SwMetric sw_metric(double dx, double dy) { return SwMetric{1.0 / dx, 1.0 / dy, dy / dx, dx / dy}; }
 
 // The face/corner quantities from point values (shared by every evaluation path so that they agree).
-TESSERA_HD inline double sw_flux(double h_minus, double h, double vel) { return 0.5 * (h_minus + h) * vel; }
-TESSERA_HD inline double sw_pv(double f, double v, double v_w, double u, double u_s, double h, double h_w, double h_s,
-                               double h_sw, const SwMetric& m) {
-  const double zeta = (v - v_w) * m.rdx - (u - u_s) * m.rdy;
-  const double hc = 0.25 * ((h + h_w) + (h_s + h_sw));
+// T is double on every path but the CUDA strip kernel's, which passes a type whose operations are
+// explicitly rounded (no contraction into FMAs; sw_tiled.cpp).
+template <class T>
+TESSERA_HD inline T sw_flux(T h_minus, T h, T vel) {
+  return 0.5 * (h_minus + h) * vel;
+}
+template <class T>
+TESSERA_HD inline T sw_pv(T f, T v, T v_w, T u, T u_s, T h, T h_w, T h_s, T h_sw, const SwMetric& m) {
+  const T zeta = (v - v_w) * m.rdx - (u - u_s) * m.rdy;
+  const T hc = 0.25 * ((h + h_w) + (h_s + h_sw));
   return (f + zeta) / hc;
 }
-TESSERA_HD inline double sw_bernoulli(double gravity, double h, double b, double ul, double ur, double vs, double vn) {
-  const double k = 0.25 * ((ul * ul + ur * ur) + (vs * vs + vn * vn));
+template <class T>
+TESSERA_HD inline T sw_bernoulli(double gravity, T h, T b, T ul, T ur, T vs, T vn) {
+  const T k = 0.25 * ((ul * ul + ur * ur) + (vs * vs + vn * vn));
   return gravity * (h + b) + k;
 }
 

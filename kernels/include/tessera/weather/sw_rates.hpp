@@ -30,82 +30,82 @@ namespace tessera::weather {
 namespace al81 {
 // From the corner PVs of cell (i, j); a source may hold them precomputed (al_a .. al_phi, the CUDA tile).
 template <class S>
-TESSERA_HD inline double a_from_q(const S& s, int64_t i, int64_t j) {
+TESSERA_HD inline auto a_from_q(const S& s, int64_t i, int64_t j) {
   return (2.0 * s.q(i + 1, j + 1) + s.q(i, j + 1) + 2.0 * s.q(i, j) + s.q(i + 1, j)) * (1.0 / 24.0);
 }
 template <class S>
-TESSERA_HD inline double d_from_q(const S& s, int64_t i, int64_t j) {
+TESSERA_HD inline auto d_from_q(const S& s, int64_t i, int64_t j) {
   return (s.q(i + 1, j + 1) + 2.0 * s.q(i, j + 1) + s.q(i, j) + 2.0 * s.q(i + 1, j)) * (1.0 / 24.0);
 }
 template <class S>
-TESSERA_HD inline double eps_from_q(const S& s, int64_t i, int64_t j) {
+TESSERA_HD inline auto eps_from_q(const S& s, int64_t i, int64_t j) {
   return ((s.q(i + 1, j + 1) + s.q(i, j + 1)) - (s.q(i, j) + s.q(i + 1, j))) * (1.0 / 24.0);
 }
 template <class S>
-TESSERA_HD inline double phi_from_q(const S& s, int64_t i, int64_t j) {
+TESSERA_HD inline auto phi_from_q(const S& s, int64_t i, int64_t j) {
   return ((s.q(i, j + 1) + s.q(i, j)) - (s.q(i + 1, j + 1) + s.q(i + 1, j))) * (1.0 / 24.0);
 }
 template <class S>
-TESSERA_HD inline double a(const S& s, int64_t i, int64_t j) {
+TESSERA_HD inline auto a(const S& s, int64_t i, int64_t j) {
   if constexpr (requires { s.al_a(i, j); }) return s.al_a(i, j);
   else return a_from_q(s, i, j);
 }
 template <class S>
-TESSERA_HD inline double d(const S& s, int64_t i, int64_t j) {
+TESSERA_HD inline auto d(const S& s, int64_t i, int64_t j) {
   if constexpr (requires { s.al_d(i, j); }) return s.al_d(i, j);
   else return d_from_q(s, i, j);
 }
 template <class S>
-TESSERA_HD inline double eps(const S& s, int64_t i, int64_t j) {
+TESSERA_HD inline auto eps(const S& s, int64_t i, int64_t j) {
   if constexpr (requires { s.al_eps(i, j); }) return s.al_eps(i, j);
   else return eps_from_q(s, i, j);
 }
 template <class S>
-TESSERA_HD inline double phi(const S& s, int64_t i, int64_t j) {
+TESSERA_HD inline auto phi(const S& s, int64_t i, int64_t j) {
   if constexpr (requires { s.al_phi(i, j); }) return s.al_phi(i, j);
   else return phi_from_q(s, i, j);
 }
 }  // namespace al81
 
 template <class S>
-TESSERA_HD inline double sw_rate_h(const S& s, const SwMetric& m, int64_t i, int64_t j) {
+TESSERA_HD inline auto sw_rate_h(const S& s, const SwMetric& m, int64_t i, int64_t j) {
   return -((s.U(i + 1, j) - s.U(i, j)) * m.rdx + (s.V(i, j + 1) - s.V(i, j)) * m.rdy);
 }
 
 // Vorticity term of du/dt on face u(i, j), between cells L = (i-1, j) and R = (i, j).
 template <class S>
-TESSERA_HD inline double sw_coriolis_u(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j) {
+TESSERA_HD inline auto sw_coriolis_u(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j) {
   if (sc == SwScheme::SadournyEnergy) {
-    const double vx_s = 0.5 * (s.V(i - 1, j) + s.V(i, j));          // avg_x V at corner (i-1/2, j-1/2)
-    const double vx_n = 0.5 * (s.V(i - 1, j + 1) + s.V(i, j + 1));  // ... at corner (i-1/2, j+1/2)
+    const auto vx_s = 0.5 * (s.V(i - 1, j) + s.V(i, j));          // avg_x V at corner (i-1/2, j-1/2)
+    const auto vx_n = 0.5 * (s.V(i - 1, j + 1) + s.V(i, j + 1));  // ... at corner (i-1/2, j+1/2)
     return 0.5 * (s.q(i, j) * vx_s + s.q(i, j + 1) * vx_n);
   }
   // R: u(i,j) is its W face (pairs W-N: a, W-S: d); L: its E face (pairs E-N: d, E-S: a)
-  const double pairs = (al81::a(s, i, j) * s.V(i, j + 1) + al81::d(s, i, j) * s.V(i, j)) +
+  const auto pairs = (al81::a(s, i, j) * s.V(i, j + 1) + al81::d(s, i, j) * s.V(i, j)) +
                        (al81::d(s, i - 1, j) * s.V(i - 1, j + 1) + al81::a(s, i - 1, j) * s.V(i - 1, j));
   return pairs + (al81::eps(s, i - 1, j) * s.U(i - 1, j) - al81::eps(s, i, j) * s.U(i + 1, j)) * m.ryx;
 }
 
 // Vorticity term of dv/dt on face v(i, j), between cells D = (i, j-1) and T = (i, j) (enters with a minus).
 template <class S>
-TESSERA_HD inline double sw_coriolis_v(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j) {
+TESSERA_HD inline auto sw_coriolis_v(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j) {
   if (sc == SwScheme::SadournyEnergy) {
-    const double uy_w = 0.5 * (s.U(i, j - 1) + s.U(i, j));          // avg_y U at corner (i-1/2, j-1/2)
-    const double uy_e = 0.5 * (s.U(i + 1, j - 1) + s.U(i + 1, j));  // ... at corner (i+1/2, j-1/2)
+    const auto uy_w = 0.5 * (s.U(i, j - 1) + s.U(i, j));          // avg_y U at corner (i-1/2, j-1/2)
+    const auto uy_e = 0.5 * (s.U(i + 1, j - 1) + s.U(i + 1, j));  // ... at corner (i+1/2, j-1/2)
     return 0.5 * (s.q(i, j) * uy_w + s.q(i + 1, j) * uy_e);
   }
   // T: v(i,j) is its S face (pairs W-S: d, E-S: a); D: its N face (pairs W-N: a, E-N: d)
-  const double pairs = (al81::d(s, i, j) * s.U(i, j) + al81::a(s, i, j) * s.U(i + 1, j)) +
+  const auto pairs = (al81::d(s, i, j) * s.U(i, j) + al81::a(s, i, j) * s.U(i + 1, j)) +
                        (al81::a(s, i, j - 1) * s.U(i, j - 1) + al81::d(s, i, j - 1) * s.U(i + 1, j - 1));
   return pairs + (al81::phi(s, i, j) * s.V(i, j + 1) - al81::phi(s, i, j - 1) * s.V(i, j - 1)) * m.rxy;
 }
 
 template <class S>
-TESSERA_HD inline double sw_rate_u(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j) {
+TESSERA_HD inline auto sw_rate_u(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j) {
   return sw_coriolis_u(s, sc, m, i, j) - (s.B(i, j) - s.B(i - 1, j)) * m.rdx;
 }
 template <class S>
-TESSERA_HD inline double sw_rate_v(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j) {
+TESSERA_HD inline auto sw_rate_v(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j) {
   return -sw_coriolis_v(s, sc, m, i, j) - (s.B(i, j) - s.B(i, j - 1)) * m.rdy;
 }
 
