@@ -353,17 +353,18 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
 }
 
 // Kernel shape, chosen at run time by TESSERA_SW_TILE (tuning; read at every launch so that tests can
-// run each): tiles "32x16" (32 x 8 threads, two rows each, 4 blocks/SM), "32x16m3" (the same, 3
-// blocks/SM: no register cap below 80), "64x8" (64 x 4 threads, two rows, 4 blocks/SM), "64x8m3" (3
-// blocks/SM); strips "strip4" (4 warps of 32 columns x 4 rows per block, every row loaded at once),
-// "strip16", "strip32" (16 / 32 rows, loads 3 rows ahead, 3 blocks/SM), "strip16m4" (2 ahead, 4 blocks/SM).
-// Measured on an H200 (docs/performance.md): 32x16 best of the tiles; 5 blocks/SM (51 registers) and
-// 32x8 tiles (one row per thread, 6 blocks/SM) were 10-20 points slower and were dropped.
+// run each). Default ("strip4" or unset): the strip kernel, 4 warps of 32 columns x 4 rows per block,
+// every row loaded at once, 3 blocks/SM. Strips "strip4m4" (loads 2 rows ahead, 4 blocks/SM), "strip8m4" and
+// "strip16m4" (8 / 16 rows, loads 2 rows ahead, 4 blocks/SM). Shared-memory tiles: "32x16" (32 x 8
+// threads, two rows each, 4 blocks/SM; the default before), "32x16m3" (3 blocks/SM), "64x8" (64 x 4
+// threads, 4 blocks/SM), "64x8m3" (3 blocks/SM). Measured on an H200 (docs/performance.md): strip4 best
+// (0.72 of copy at 8192^2 against 0.66 for 32x16 in the same run); 32x16 best of the tiles; 5 blocks/SM
+// tiles (51 registers), 32x8 tiles, strips of 32 rows (0.27) and rolled strips were slower and dropped.
 // Static shared memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four tiles.
 int tile_variant() {
   const char* e = std::getenv("TESSERA_SW_TILE");
   const std::string s = e ? e : "";
-  return s == "32x16m3" ? 1 : s == "64x8" ? 2 : s == "64x8m3" ? 3 : s == "strip4" ? 4 : s == "strip16" ? 5 : s == "strip32" ? 6 : s == "strip16m4" ? 7 : 0;
+  return s == "32x16m3" ? 1 : s == "64x8" ? 2 : s == "64x8m3" ? 3 : s == "32x16" ? 4 : s == "strip4m4" ? 5 : s == "strip8m4" ? 6 : s == "strip16m4" ? 7 : 0;
 }
 
 template <int TX, int TY, int THY, int MB>
@@ -397,11 +398,11 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 1: launch<32, 16, 8, 3>(ex, A); break;
     case 2: launch<64, 8, 4, 4>(ex, A); break;
     case 3: launch<64, 8, 4, 3>(ex, A); break;
-    case 4: launch_strip<4, 8, 4, 3>(ex, A); break;
-    case 5: launch_strip<16, 3, 4, 3>(ex, A); break;
-    case 6: launch_strip<32, 3, 4, 3>(ex, A); break;
+    case 5: launch_strip<4, 2, 4, 4>(ex, A); break;
+    case 6: launch_strip<8, 2, 4, 4>(ex, A); break;
     case 7: launch_strip<16, 2, 4, 4>(ex, A); break;
-    default: launch<32, 16, 8, 4>(ex, A); break;
+    default: launch_strip<4, 8, 4, 3>(ex, A); break;
+    case 4: launch<32, 16, 8, 4>(ex, A); break;
   }
   return true;
 }

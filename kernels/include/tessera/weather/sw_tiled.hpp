@@ -1,6 +1,13 @@
-// The CUDA shared-memory shallow-water stage (sw_tiled.cpp), dispatched from sw_stage.
+// The CUDA shallow-water stage (sw_tiled.cpp), dispatched from sw_stage.
 //
-// One thread block owns a tile of kTileX x kTileY cells. It loads h, u, v, b of the tile plus a two-cell
+// Default: the strip kernel. A warp owns 32 adjacent columns and 4 rows of cells (it writes columns 2-30
+// of its 32, since a cell reads columns i-2 .. i+1), loads its raw rows of h, u, v, b and s^n into
+// registers at once, and marches up the rows: x-neighbours of U, V, q, B and the cell coefficients come
+// from the adjacent lanes by shuffles, y-neighbours from the previous row. No shared memory. Its arithmetic
+// is explicitly rounded (no FMA contraction), so each cell's bits do not depend on where its strip starts
+// and it agrees with the host to a few ulp.
+//
+// TESSERA_SW_TILE selects the shared-memory tile instead ("32x16", the default before): one thread block owns a tile of kTileX x kTileY cells. It loads h, u, v, b of the tile plus a two-cell
 // halo into shared memory once, computes the mass fluxes U, V, the corner PV q and the Bernoulli function
 // B once per point of the tile plus a one-cell halo (in shared memory), then the tendencies of both
 // schemes from those (sw_rates.hpp, the same expressions as the portable path) and the SSP-RK
