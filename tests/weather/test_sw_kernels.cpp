@@ -202,8 +202,9 @@ TEST_CASE("fused SSP stage matches the staged reference on random inputs", "[wea
 TEST_CASE("GPU shallow-water stage matches the host", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();
   // every boundary combination and both schemes; sizes not multiples of the CUDA tile (32 x 16) or strip
-  // (29 columns x 4 warps x 4, 8 or 16 rows); every CUDA kernel shape (TESSERA_SW_TILE)
-  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), std::string("strip16m4"));
+  // (29 columns x 4 warps x 4, 8, 12 or 16 rows); every CUDA kernel shape (TESSERA_SW_TILE)
+  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
+                                     std::string("strip12"));
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);
@@ -267,7 +268,8 @@ TEST_CASE("first stage with s^n the same arrays as s_k equals the stage with s^n
   TESSERA_GPU_TEST();
   // the CUDA tile takes s^n from its shared-memory tile when s0 and sk are the same arrays (a step's
   // first stage) instead of reading it again: the same bits as reading a separate copy
-  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), std::string("strip16m4"));
+  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
+                                     std::string("strip12"));
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);
@@ -297,7 +299,8 @@ TEST_CASE("first stage with s^n the same arrays as s_k equals the stage with s^n
 
 TEST_CASE("stage with folded ghost refresh equals stage then ghost fill", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();
-  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), std::string("strip16m4"));
+  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
+                                     std::string("strip12"));
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);

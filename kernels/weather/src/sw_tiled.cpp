@@ -355,7 +355,8 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
 // Kernel shape, chosen at run time by TESSERA_SW_TILE (tuning; read at every launch so that tests can
 // run each). Default ("strip4" or unset): the strip kernel, 4 warps of 32 columns x 4 rows per block,
 // every row loaded at once, 3 blocks/SM. Strips "strip4m4" (loads 2 rows ahead, 4 blocks/SM), "strip8m4" and
-// "strip16m4" (8 / 16 rows, loads 2 rows ahead, 4 blocks/SM). Shared-memory tiles: "32x16" (32 x 8
+// "strip16m4" (8 / 16 rows, loads 2 rows ahead, 4 blocks/SM), "strip8", "strip12" (8 / 12 rows, loads
+// 4 / 3 rows ahead, 3 blocks/SM). Shared-memory tiles: "32x16" (32 x 8
 // threads, two rows each, 4 blocks/SM; the default before), "32x16m3" (3 blocks/SM), "64x8" (64 x 4
 // threads, 4 blocks/SM), "64x8m3" (3 blocks/SM). Measured on an H200 (docs/performance.md): strip4 best
 // (0.72 of copy at 8192^2 against 0.66 for 32x16 in the same run); 32x16 best of the tiles; 5 blocks/SM
@@ -364,7 +365,7 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
 int tile_variant() {
   const char* e = std::getenv("TESSERA_SW_TILE");
   const std::string s = e ? e : "";
-  return s == "32x16m3" ? 1 : s == "64x8" ? 2 : s == "64x8m3" ? 3 : s == "32x16" ? 4 : s == "strip4m4" ? 5 : s == "strip8m4" ? 6 : s == "strip16m4" ? 7 : 0;
+  return s == "32x16m3" ? 1 : s == "64x8" ? 2 : s == "64x8m3" ? 3 : s == "32x16" ? 4 : s == "strip4m4" ? 5 : s == "strip8m4" ? 6 : s == "strip16m4" ? 7 : s == "strip8" ? 8 : s == "strip12" ? 9 : 0;
 }
 
 template <int TX, int TY, int THY, int MB>
@@ -401,6 +402,8 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 5: launch_strip<4, 2, 4, 4>(ex, A); break;
     case 6: launch_strip<8, 2, 4, 4>(ex, A); break;
     case 7: launch_strip<16, 2, 4, 4>(ex, A); break;
+    case 8: launch_strip<8, 4, 4, 3>(ex, A); break;
+    case 9: launch_strip<12, 3, 4, 3>(ex, A); break;
     default: launch_strip<4, 8, 4, 3>(ex, A); break;
     case 4: launch<32, 16, 8, 4>(ex, A); break;
   }
