@@ -2,6 +2,7 @@
 // path against the staged reference, and the GPU against the host on random inputs.
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 
 #include "catch_compat.hpp"
@@ -203,7 +204,8 @@ TEST_CASE("GPU shallow-water stage matches the host", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();
   // every boundary combination and both schemes; sizes not multiples of the CUDA tile (32 x 16) or strip
   // (29 columns x 4 warps x 4, 8, 12 or 16 rows); every CUDA kernel shape (TESSERA_SW_TILE)
-  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
+  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"),
+                                     std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
                                      std::string("strip12"));
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
@@ -268,7 +270,8 @@ TEST_CASE("first stage with s^n the same arrays as s_k equals the stage with s^n
   TESSERA_GPU_TEST();
   // the CUDA tile takes s^n from its shared-memory tile when s0 and sk are the same arrays (a step's
   // first stage) instead of reading it again: the same bits as reading a separate copy
-  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
+  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"),
+                                     std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
                                      std::string("strip12"));
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
@@ -297,9 +300,29 @@ TEST_CASE("first stage with s^n the same arrays as s_k equals the stage with s^n
   }
 }
 
+TEST_CASE("an unknown TESSERA_SW_TILE is refused with the names that exist", "[weather][sw][gpu]") {
+  TESSERA_GPU_TEST();
+  const tessera::test::ScopedEnv bad("TESSERA_SW_TILE", "strip5");
+  const Grid gr = make_grid(40, 30, 1000.0, 800.0);
+  const SwParams p = params(false, false, 0.0);
+  const exec::Exec ex(exec::Space::Device);
+  SwState s(gr, default_memkind(ex.space)), o(gr, default_memkind(ex.space));
+  fill_random(s, gr, 5);
+  try {
+    sw_stage(ex, gr, p, s.cview(), s.cview(), o.view(), 0.0, 1.0, 1.0);
+    FAIL("sw_stage accepted TESSERA_SW_TILE=strip5");
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    CHECK(what.find("strip5") != std::string::npos);
+    CHECK(what.find("strip4") != std::string::npos);
+    CHECK(what.find("32x16") != std::string::npos);
+  }
+}
+
 TEST_CASE("stage with folded ghost refresh equals stage then ghost fill", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();
-  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
+  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"),
+                                     std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
                                      std::string("strip12"));
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);

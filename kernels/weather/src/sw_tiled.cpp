@@ -3,6 +3,8 @@
 #include "tessera/weather/sw_tiled.hpp"
 
 #include <cstdlib>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 
 #include "tessera/weather/sw_rates.hpp"
@@ -230,8 +232,12 @@ struct Rn {
 struct CellNbhd {
   double U00, U10, Um0, U0m, U1m, V00, V01, Vm0, Vm1, V0m, B00, Bm0, B0m, q00, q01, q10;
   double a00, am0, a0m, d00, dm0, d0m, e00, em0, p00, p0m;
-  TESSERA_HD Rn U(int64_t i, int64_t j) const { return j == 0 ? (i == 0 ? U00 : i == 1 ? U10 : Um0) : i == 0 ? U0m : U1m; }
-  TESSERA_HD Rn V(int64_t i, int64_t j) const { return i == 0 ? (j == 0 ? V00 : j == 1 ? V01 : V0m) : j == 0 ? Vm0 : Vm1; }
+  TESSERA_HD Rn U(int64_t i, int64_t j) const {
+    return j == 0 ? (i == 0 ? U00 : i == 1 ? U10 : Um0) : i == 0 ? U0m : U1m;
+  }
+  TESSERA_HD Rn V(int64_t i, int64_t j) const {
+    return i == 0 ? (j == 0 ? V00 : j == 1 ? V01 : V0m) : j == 0 ? Vm0 : Vm1;
+  }
   TESSERA_HD Rn B(int64_t i, int64_t j) const { return i != 0 ? Bm0 : j == 0 ? B00 : B0m; }
   TESSERA_HD Rn q(int64_t i, int64_t j) const { return i != 0 ? q10 : j == 0 ? q00 : q01; }
   TESSERA_HD Rn al_a(int64_t i, int64_t j) const { return i != 0 ? am0 : j == 0 ? a00 : a0m; }
@@ -327,7 +333,8 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
         eW = west(e);
       }
       if (k >= 0 && writes && j < A.rj1) {
-        const CellNbhd S{U, UE, UW, Um, UEm, Vc, V1, VW, VW1, Vm, B, BW, Bm, q, q1, qE, a, aW, am, d, dW, dm, e, eW, ph, pm};
+        const CellNbhd S{U,  UE, UW, Um, UEm, Vc, V1, VW, VW1, Vm, B,  BW, Bm,
+                         q,  q1, qE, a,  aW,  am, d,  dW, dm,  e,  eW, ph, pm};
         const double sh0 = s0_is_sk ? rh[c] : h0[k], su0 = s0_is_sk ? ru[c] : u0[k], sv0 = s0_is_sk ? rv[c] : v0[k];
         const Rn ra = A.a, rc = A.c, rdt = A.dt;
         const double oh = (ra * sh0 + rc * (rh[c] + rdt * sw_rate_h(S, A.m, 0, 0))).x;
@@ -363,9 +370,16 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
 // tiles (51 registers), 32x8 tiles, strips of 32 rows (0.27) and rolled strips were slower and dropped.
 // Static shared memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four tiles.
 int tile_variant() {
+  static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
+                                           "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12"};
   const char* e = std::getenv("TESSERA_SW_TILE");
-  const std::string s = e ? e : "";
-  return s == "32x16m3" ? 1 : s == "64x8" ? 2 : s == "64x8m3" ? 3 : s == "32x16" ? 4 : s == "strip4m4" ? 5 : s == "strip8m4" ? 6 : s == "strip16m4" ? 7 : s == "strip8" ? 8 : s == "strip12" ? 9 : 0;
+  if (!e || !*e) return 0;
+  for (int v = 0; v < int(std::size(kNames)); ++v)
+    if (std::string(e) == kNames[v]) return v;
+  std::string all;
+  for (const char* n : kNames) all += std::string(all.empty() ? "" : ", ") + n;
+  throw std::runtime_error("TESSERA_SW_TILE='" + std::string(e) + "' is not a shallow-water kernel shape; use one of " +
+                           all + " (or unset it for the default, strip4)");
 }
 
 template <int TX, int TY, int THY, int MB>
@@ -379,7 +393,8 @@ void launch(const exec::Exec& ex, const StageArgs& A) {
 template <int R, int AH, int W, int MB>
 void launch_strip(const exec::Exec& ex, const StageArgs& A) {
   const dim3 block(32, W);
-  const dim3 grid(unsigned((A.ri1 - A.ri0 + kStripOut - 1) / kStripOut), unsigned((A.rj1 - A.rj0 + R * W - 1) / (R * W)));
+  const dim3 grid(unsigned((A.ri1 - A.ri0 + kStripOut - 1) / kStripOut),
+                  unsigned((A.rj1 - A.rj0 + R * W - 1) / (R * W)));
   const auto st = static_cast<cudaStream_t>(ex.stream);
   if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true><<<grid, block, 0, st>>>(A);
   else sw_stage_strip<R, AH, W, MB, false><<<grid, block, 0, st>>>(A);
@@ -396,16 +411,16 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
   if (disabled) return false;
   const StageArgs A{gr, p, s0, sk, out, a, c, dt, r.i0, r.i1, r.j0, r.j1, wrap_x, wrap_y, sw_metric(gr.dx, gr.dy)};
   switch (tile_variant()) {
+    case 0: launch_strip<4, 8, 4, 3>(ex, A); break;  // strip4, the default
     case 1: launch<32, 16, 8, 3>(ex, A); break;
     case 2: launch<64, 8, 4, 4>(ex, A); break;
     case 3: launch<64, 8, 4, 3>(ex, A); break;
+    case 4: launch<32, 16, 8, 4>(ex, A); break;
     case 5: launch_strip<4, 2, 4, 4>(ex, A); break;
     case 6: launch_strip<8, 2, 4, 4>(ex, A); break;
     case 7: launch_strip<16, 2, 4, 4>(ex, A); break;
     case 8: launch_strip<8, 4, 4, 3>(ex, A); break;
-    case 9: launch_strip<12, 3, 4, 3>(ex, A); break;
-    default: launch_strip<4, 8, 4, 3>(ex, A); break;
-    case 4: launch<32, 16, 8, 4>(ex, A); break;
+    default: launch_strip<12, 3, 4, 3>(ex, A); break;
   }
   return true;
 }
