@@ -32,7 +32,7 @@ void sw_stage(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstVi
               double a, double c, double dt, const CellRect& r) {
   if (r.empty()) return;
   TESSERA_REQUIRE(gr.g >= 2, "the shallow-water stage needs ghost width >= 2 (Grid::g)");
-  if (sw_stage_tiled(ex, gr, p, s0, sk, out, a, c, dt, r)) return;  // CUDA shared-memory path
+  if (sw_stage_tiled(ex, gr, p, s0, sk, out, a, c, dt, r)) return;  // CUDA path (strip kernel or tile)
   const SwPoint P{gr, p, sk};
   const SwScheme sc = p.scheme;
   const SwMetric M = sw_metric(gr.dx, gr.dy);

@@ -5,10 +5,11 @@
 // registers at once, and marches up the rows: x-neighbours of U, V, q, B and the cell coefficients come
 // from the adjacent lanes by shuffles, y-neighbours from the previous row. No shared memory. Its arithmetic
 // is explicitly rounded (no FMA contraction), so each cell's bits do not depend on where its strip starts
-// and it agrees with the host to a few ulp.
+// and it agrees with the host to a few ulp. Other strip heights: TESSERA_SW_TILE (sw_tiled.cpp).
 //
-// TESSERA_SW_TILE selects the shared-memory tile instead ("32x16", the default before): one thread block owns a tile of kTileX x kTileY cells. It loads h, u, v, b of the tile plus a two-cell
-// halo into shared memory once, computes the mass fluxes U, V, the corner PV q and the Bernoulli function
+// TESSERA_SW_TILE=32x16 (the default before) selects the shared-memory tile instead: one thread block
+// owns a tile of kTileX x kTileY cells. It loads h, u, v, b of the tile plus a two-cell halo into shared
+// memory once, computes the mass fluxes U, V, the corner PV q and the Bernoulli function
 // B once per point of the tile plus a one-cell halo (in shared memory), then the tendencies of both
 // schemes from those (sw_rates.hpp, the same expressions as the portable path) and the SSP-RK
 // combination, reading s^n and writing the output once. Global traffic per stage: s_k (h, u, v) and b
