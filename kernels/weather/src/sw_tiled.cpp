@@ -202,10 +202,10 @@ __global__ void __launch_bounds__(kTileX * kThreadsY, kMinBlocks) sw_stage_tile(
 }
 
 // A double whose + - * / are explicitly rounded (__dadd_rn, ...): neither nvcc nor ptxas may contract
-// them into FMAs. The strip kernel computes with it: its rows are unrolled, and the optimiser shares
+// them into FMAs. The strip kernel computes with it: its rows are unrolled, and the optimiser can share
 // products between neighbouring rows (v(j+1)^2 enters B of rows j and j+1), so with contraction a value
-// would be fused in one row and rounded on its own in the next, and a cell's bits would depend on the
-// row its strip starts at (which the CellRect split and 1-against-N-rank tests forbid).
+// may be fused in one row and rounded on its own in the next; in plain arithmetic a cell's bits did
+// depend on the row its strip starts at (which the CellRect split and 1-against-N-rank tests forbid).
 // (Host and device so that the shared host-device templates may call it; only device code does.)
 struct Rn {
   double x;
