@@ -206,7 +206,7 @@ TEST_CASE("GPU shallow-water stage matches the host", "[weather][sw][gpu]") {
   // (29 columns x 4 warps x 4, 8, 12 or 16 rows); every CUDA kernel shape (TESSERA_SW_TILE)
   const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"),
                                      std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
-                                     std::string("strip12"), std::string("strip4s"), std::string("strip4s6"));
+                                     std::string("strip12"));
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);
@@ -272,7 +272,7 @@ TEST_CASE("first stage with s^n the same arrays as s_k equals the stage with s^n
   // first stage) instead of reading it again: the same bits as reading a separate copy
   const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"),
                                      std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
-                                     std::string("strip12"), std::string("strip4s"), std::string("strip4s6"));
+                                     std::string("strip12"));
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);
@@ -323,7 +323,7 @@ TEST_CASE("stage with folded ghost refresh equals stage then ghost fill", "[weat
   TESSERA_GPU_TEST();
   const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"),
                                      std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
-                                     std::string("strip12"), std::string("strip4s"), std::string("strip4s6"));
+                                     std::string("strip12"));
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);

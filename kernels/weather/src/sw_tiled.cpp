@@ -261,23 +261,28 @@ constexpr int kStripOut = 29;  // output columns per warp: lanes 2..30 (a cell r
 // barriers: the tile kernel's shared-memory traffic (about 58 accesses per cell) was its limit (ncu:
 // L1/TEX 89 %). Same point functions and rate expressions as the tile and the portable path, evaluated in
 // explicitly rounded arithmetic (Rn).
-// kShared: the block's warps (stacked in y) first load the block's raw rows once into shared memory
-// together, so that the 3 rows each warp shares with the next are read from L2 once, not twice.
-template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL, bool kShared = false>
+template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const StageArgs A) {
   constexpr int kRows = kR + 3;
-  constexpr int kBlockRows = kShared ? kWarps * kR + 3 : 1;
-  __shared__ double sraw[4][kBlockRows][32];
   const Grid& G = A.gr;
   const int lane = int(threadIdx.x);
   const int64_t i = A.ri0 + int64_t(blockIdx.x) * kStripOut - 2 + lane;
   const int64_t j0 = A.rj0 + (int64_t(blockIdx.y) * kWarps + threadIdx.y) * kR;
+  if (j0 >= A.rj1) return;  // the whole warp
   const bool col_in = i >= -G.g && i < G.nx + G.g;
   const bool s0_is_sk = A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
   // Raw row c (grid row j0 - 2 + c) is first read in step c - 3, s^n row r in step r: each is requested
   // kAhead steps before (all in the first step when kAhead >= kRows). Points outside the patch read zero
   // (never used by a cell of the rect).
   double rh[kRows], ru[kRows], rv[kRows], rb[kR + 1], h0[kR], u0[kR], v0[kR];
+  const auto load_raw = [&](int c) {
+    const bool in = col_in && j0 - 2 + c < G.ny + G.g;
+    const int64_t n = in ? G.idx(i, j0 - 2 + c) : 0;
+    rh[c] = in ? __ldg(A.sk.h + n) : 0.0;
+    ru[c] = in ? __ldg(A.sk.u + n) : 0.0;
+    rv[c] = in ? __ldg(A.sk.v + n) : 0.0;
+    if (c >= 1 && c <= kR + 1) rb[c - 1] = in ? __ldg(A.sk.b + n) : 0.0;  // b on rows j0-1 .. j0+kR-1
+  };
   const auto load_s0 = [&](int r) {
     if (s0_is_sk) return;  // a step's first stage: s^n is s_k, taken from the raw rows when used
     const bool in = col_in && j0 + r < G.ny + G.g;
@@ -285,49 +290,6 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
     h0[r] = in ? __ldg(A.s0.h + n) : 0.0;
     u0[r] = in ? __ldg(A.s0.u + n) : 0.0;
     v0[r] = in ? __ldg(A.s0.v + n) : 0.0;
-  };
-  if constexpr (kShared) {  // raw rows jb-2 .. jb+kWarps*kR of the block, then every warp's from there
-    if (j0 < A.rj1)
-#pragma unroll
-      for (int r = 0; r < kR; ++r) load_s0(r);  // s^n first: in flight across the barrier
-    const int64_t jb = A.rj0 + int64_t(blockIdx.y) * kWarps * kR;
-    constexpr int kPer = (kBlockRows + kWarps - 1) / kWarps;  // rows per warp; all loads before any store
-    double t[4][kPer];
-#pragma unroll
-    for (int m = 0; m < kPer; ++m) {
-      const int rr = int(threadIdx.y) + m * kWarps;
-      const bool in = rr < kBlockRows && col_in && jb - 2 + rr < G.ny + G.g;
-      const int64_t n = in ? G.idx(i, jb - 2 + rr) : 0;
-      t[0][m] = in ? __ldg(A.sk.h + n) : 0.0;
-      t[1][m] = in ? __ldg(A.sk.u + n) : 0.0;
-      t[2][m] = in ? __ldg(A.sk.v + n) : 0.0;
-      t[3][m] = in ? __ldg(A.sk.b + n) : 0.0;
-    }
-#pragma unroll
-    for (int m = 0; m < kPer; ++m) {
-      const int rr = int(threadIdx.y) + m * kWarps;
-      if (rr < kBlockRows)
-#pragma unroll
-        for (int f = 0; f < 4; ++f) sraw[f][rr][lane] = t[f][m];
-    }
-    __syncthreads();
-  }
-  if (j0 >= A.rj1) return;  // the whole warp (after the block's barrier)
-  const auto load_raw = [&](int c) {
-    if constexpr (kShared) {
-      const int rr = int(threadIdx.y) * kR + c;
-      rh[c] = sraw[0][rr][lane];
-      ru[c] = sraw[1][rr][lane];
-      rv[c] = sraw[2][rr][lane];
-      if (c >= 1 && c <= kR + 1) rb[c - 1] = sraw[3][rr][lane];
-      return;
-    }
-    const bool in = col_in && j0 - 2 + c < G.ny + G.g;
-    const int64_t n = in ? G.idx(i, j0 - 2 + c) : 0;
-    rh[c] = in ? __ldg(A.sk.h + n) : 0.0;
-    ru[c] = in ? __ldg(A.sk.u + n) : 0.0;
-    rv[c] = in ? __ldg(A.sk.v + n) : 0.0;
-    if (c >= 1 && c <= kR + 1) rb[c - 1] = in ? __ldg(A.sk.b + n) : 0.0;  // b on rows j0-1 .. j0+kR-1
   };
   constexpr unsigned kAll = 0xffffffffu;
   const auto west = [](double x) { return __shfl_up_sync(kAll, x, 1); };    // lane l - 1's value
@@ -345,7 +307,7 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
       if ((c2 - 3 - kAhead < -2 ? -2 : c2 - 3 - kAhead) == k) load_raw(c2);
 #pragma unroll
     for (int r = 0; r < kR; ++r)
-      if (!kShared && (r - kAhead < -2 ? -2 : r - kAhead) == k) load_s0(r);
+      if ((r - kAhead < -2 ? -2 : r - kAhead) == k) load_s0(r);
     const int c = k + 2;
     const int64_t j = j0 + k;
     if (k == -2) hW = west(rh[0]);  // after row 0's load
@@ -401,8 +363,7 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
 // run each). Default ("strip4" or unset): the strip kernel, 4 warps of 32 columns x 4 rows per block,
 // every row loaded at once, 3 blocks/SM. Strips "strip4m4" (loads 2 rows ahead, 4 blocks/SM), "strip8m4" and
 // "strip16m4" (8 / 16 rows, loads 2 rows ahead, 4 blocks/SM), "strip8", "strip12" (8 / 12 rows, loads
-// 4 / 3 rows ahead, 3 blocks/SM), "strip4s", "strip4s6" (strip4 with the block's raw rows staged once
-// in shared memory; 4 warps and 3 blocks/SM, 6 warps and 2 blocks/SM). Shared-memory tiles: "32x16" (32 x 8
+// 4 / 3 rows ahead, 3 blocks/SM). Shared-memory tiles: "32x16" (32 x 8
 // threads, two rows each, 4 blocks/SM; the default before), "32x16m3" (3 blocks/SM), "64x8" (64 x 4
 // threads, 4 blocks/SM), "64x8m3" (3 blocks/SM). Measured on an H200 (docs/performance.md): strip4 best
 // (0.72 of copy at 8192^2 against 0.66 for 32x16 in the same run); 32x16 best of the tiles; 5 blocks/SM
@@ -410,8 +371,7 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
 // Static shared memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four tiles.
 int tile_variant() {
   static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
-                                           "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12",
-                                           "strip4s",  "strip4s6"};
+                                           "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12"};
   const char* e = std::getenv("TESSERA_SW_TILE");
   if (!e || !*e) return 0;
   for (int v = 0; v < int(std::size(kNames)); ++v)
@@ -430,14 +390,14 @@ void launch(const exec::Exec& ex, const StageArgs& A) {
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
-template <int R, int AH, int W, int MB, bool SH = false>
+template <int R, int AH, int W, int MB>
 void launch_strip(const exec::Exec& ex, const StageArgs& A) {
   const dim3 block(32, W);
   const dim3 grid(unsigned((A.ri1 - A.ri0 + kStripOut - 1) / kStripOut),
                   unsigned((A.rj1 - A.rj0 + R * W - 1) / (R * W)));
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true, SH><<<grid, block, 0, st>>>(A);
-  else sw_stage_strip<R, AH, W, MB, false, SH><<<grid, block, 0, st>>>(A);
+  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true><<<grid, block, 0, st>>>(A);
+  else sw_stage_strip<R, AH, W, MB, false><<<grid, block, 0, st>>>(A);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -460,9 +420,7 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 6: launch_strip<8, 2, 4, 4>(ex, A); break;
     case 7: launch_strip<16, 2, 4, 4>(ex, A); break;
     case 8: launch_strip<8, 4, 4, 3>(ex, A); break;
-    case 9: launch_strip<12, 3, 4, 3>(ex, A); break;
-    case 10: launch_strip<4, 8, 4, 3, true>(ex, A); break;
-    default: launch_strip<4, 8, 6, 2, true>(ex, A); break;
+    default: launch_strip<12, 3, 4, 3>(ex, A); break;
   }
   return true;
 }
