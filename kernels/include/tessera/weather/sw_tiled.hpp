@@ -5,7 +5,7 @@
 // registers at once, and marches up the rows: x-neighbours of U, V, q, B and the cell coefficients come
 // from the adjacent lanes by shuffles, y-neighbours from the previous row. No shared memory. Its arithmetic
 // is explicitly rounded (no FMA contraction), so each cell's bits do not depend on where its strip starts
-// and it agrees with the host to a few ulp. Other strip heights: TESSERA_SW_TILE (sw_tiled.cpp).
+// and it agrees with the host to rounding (1e-12 on O(10) values). Other shapes: TESSERA_SW_TILE.
 //
 // TESSERA_SW_TILE=32x16 (the default before) selects the shared-memory tile instead: one thread block
 // owns a tile of kTileX x kTileY cells. It loads h, u, v, b of the tile plus a two-cell halo into shared
