@@ -200,13 +200,16 @@ TEST_CASE("fused SSP stage matches the staged reference on random inputs", "[wea
     for (int64_t j = 0; j < gr.ny; ++j) CHECK(download(fused.u)[size_t(gr.idx(0, j))] == 0.0);
 }
 
+// Every CUDA kernel shape of the shallow-water stage (TESSERA_SW_TILE, sw_tiled.cpp), one per section.
+#define SW_KERNEL_SHAPE()                                                                                   \
+  GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), \
+           std::string("strip16m4"), std::string("strip8"), std::string("strip12"))
+
 TEST_CASE("GPU shallow-water stage matches the host", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();
   // every boundary combination and both schemes; sizes not multiples of the CUDA tile (32 x 16) or strip
   // (29 columns x 4 warps x 4, 8, 12 or 16 rows); every CUDA kernel shape (TESSERA_SW_TILE)
-  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"),
-                                     std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
-                                     std::string("strip12"));
+  const std::string shape = SW_KERNEL_SHAPE();
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);
@@ -268,11 +271,9 @@ TEST_CASE("GPU shallow-water stage matches the host", "[weather][sw][gpu]") {
 
 TEST_CASE("first stage with s^n the same arrays as s_k equals the stage with s^n a copy", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();
-  // the CUDA tile takes s^n from its shared-memory tile when s0 and sk are the same arrays (a step's
+  // the CUDA kernels take s^n from what they have loaded when s0 and sk are the same arrays (a step's
   // first stage) instead of reading it again: the same bits as reading a separate copy
-  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"),
-                                     std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
-                                     std::string("strip12"));
+  const std::string shape = SW_KERNEL_SHAPE();
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);
@@ -321,9 +322,7 @@ TEST_CASE("an unknown TESSERA_SW_TILE is refused with the names that exist", "[w
 
 TEST_CASE("stage with folded ghost refresh equals stage then ghost fill", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();
-  const std::string shape = GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"),
-                                     std::string("strip8m4"), std::string("strip16m4"), std::string("strip8"),
-                                     std::string("strip12"));
+  const std::string shape = SW_KERNEL_SHAPE();
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_TILE", shape);
   const bool wall_x = GENERATE(false, true);
   const bool wall_y = GENERATE(false, true);
