@@ -72,14 +72,20 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   TESSERA_GPU_TEST();
   const int kind = GENERATE(0, 1, 2, 3);
   const bool field = GENERATE(true, false);
-  // Both strip heights (8 and 16 rows).
-  const std::string kernel = GENERATE(std::string("strip8"), std::string("strip16"));
+  // Both strip heights (8 and 16 rows), by x chunks and over the band rows (f), with plain and
+  // evict-first stores.
+  const std::string kernel = GENERATE(std::string("strip8"), std::string("strip16"), std::string("strip8f"),
+                                      std::string("strip16f"));
   const ScopedEnv kv("TESSERA_HDIFF_KERNEL", kernel);
+  const bool cs = GENERATE(false, true);
+  const ScopedEnv cv("TESSERA_HDIFF_CS", cs ? "1" : "0");
   const bool pdl = GENERATE(false, true);  // programmatic dependent launch after the uploads
   const ScopedEnv pv("TESSERA_HDIFF_PDL", pdl ? "1" : "0");
   // 75 x 37: partial warps in x (28 columns) and strips in y (37 = 2 x 16 + 5 = 4 x 8 + 5; blocks of four
-  // strips with idle warps); 256 x 64: whole strips and blocks.
-  for (const Grid& gr : {make_grid(75, 37, 1.0, 1.0, 2, 5), make_grid(256, 64, 1.0, 1.0, 2, 3)}) {
+  // strips with idle warps); 256 x 64: whole strips and blocks; 61 x 29 with ghost width 3 (the flat
+  // forms' warps straddle band rows of 67 positions).
+  for (const Grid& gr : {make_grid(75, 37, 1.0, 1.0, 2, 5), make_grid(256, 64, 1.0, 1.0, 2, 3),
+                         make_grid(61, 29, 1.0, 1.0, 3, 4)}) {
     const size_t n3 = size_t(gr.size3());
     const auto in = random_with_ghosts(gr, kind, 200 + kind);
     const auto cf = random_field(n3, 0.0, 0.015, 300);
@@ -97,13 +103,15 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
       exec::fence(ex);
       res[path] = download(o);
     }
-    INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx << ", kernel " << kernel << ", PDL " << pdl);
+    INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx << ", kernel " << kernel << ", CS " << cs << ", PDL " << pdl);
     CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same formulas, same order (HdiffPoint)
     CHECK(max_diff(gr, res[2], res[0]) < 1e-12);  // FMA contraction on the device: a few ulp of O(1)
     // Ghosts are not written.
     CHECK(res[2][size_t(gr.idx(-1, 0, 0))] == 0.0);
     CHECK(res[2][size_t(gr.idx(gr.nx, gr.ny - 1, gr.nz - 1))] == 0.0);
     CHECK(res[2][size_t(gr.idx(gr.nx + 1, 0, 0))] == 0.0);
+    CHECK(res[2][size_t(gr.idx(0, gr.ny, gr.nz - 1))] == 0.0);
+    CHECK(res[2][size_t(gr.idx(gr.nx - 1, -1, 0))] == 0.0);
   }
 }
 

@@ -32,25 +32,42 @@ namespace {
 constexpr int kOut = 28;  // outputs per warp along x
 constexpr int kWarps = 4;  // warps (strips) per block
 
-template <int R>
+// Flat = false: block (x chunk of 28 columns, 4 strips stacked in y, level). Flat = true: the strips'
+// first rows, ghost columns included, taken one after another as a single sequence per level ("band
+// rows": band b's row js = b R, then band b + 1's), cut into chunks of 28 outputs; a warp may straddle the
+// end of one band row and the start of the next (its lanes then have different js), so no warp is left
+// with a few columns at the end of a row (at 256^2 ten warps of 28 cover a row, of which the tenth outputs
+// 4 columns; flat: 9.3 warps per band row). Straddling is exact because the lanes at the seam are ghost
+// columns (g >= 2): the values they exchange by shuffles across the seam feed no output.
+template <int R, bool Flat, bool Cs>
 __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double* __restrict__ in,
                                                                const double* __restrict__ coeff, double coeff0,
                                                                double* __restrict__ out) {
   const int lane = threadIdx.x;
-  const int64_t i = int64_t(blockIdx.x) * kOut - 2 + lane;
-  const int64_t js = (int64_t(blockIdx.y) * kWarps + threadIdx.y) * R;
+  int64_t i, js, js0;  // this lane's column and first row; js0: lane 0's first row (the warp's lowest)
+  if constexpr (Flat) {
+    const int sx = int(G.sx()), g = int(G.g);
+    const int v0 = (int(blockIdx.x) * kWarps + int(threadIdx.y)) * kOut - 2 + g;  // lane 0's position
+    const int v = v0 + lane, b = v / sx;
+    i = v - b * sx - g;
+    js = int64_t(b) * R;
+    js0 = int64_t(v0 / sx) * R;
+  } else {
+    i = int64_t(blockIdx.x) * kOut - 2 + lane;
+    js = js0 = (int64_t(blockIdx.y) * kWarps + threadIdx.y) * R;
+  }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // Programmatic dependent launch (no-ops unless launched with the attribute, see launch_strip): let the
   // next launch in the stream be scheduled now, and touch no memory before the previous one has finished.
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
-  if (js >= G.ny) return;  // the whole warp
+  if (js0 >= G.ny) return;  // the whole warp
   const int64_t je = js + R < G.ny ? js + R : G.ny;
-  const int64_t sx = G.sx(), lvl = G.plane() * int64_t(blockIdx.z);
-  const bool col_ok = i < G.nx + 2;
-  const bool out_ok = lane >= 2 && lane < 2 + kOut && i < G.nx;
-  const int64_t base = lvl + G.idx(col_ok ? i : 0, js);
+  const int64_t sx = G.sx(), lvl = G.plane() * int64_t(Flat ? blockIdx.y : blockIdx.z);
+  const bool col_ok = i < G.nx + 2 && js < G.ny;
+  const bool out_ok = lane >= 2 && lane < 2 + kOut && i >= 0 && i < G.nx;
+  const int64_t base = lvl + G.idx(col_ok ? i : 0, col_ok ? js : 0);
   constexpr unsigned all = 0xffffffffu;
   auto east = [](double v) { return __shfl_down_sync(all, v, 1); };
   auto west = [](double v) { return __shfl_up_sync(all, v, 1); };
@@ -72,17 +89,29 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
     const double fw = HdiffPoint::limit(lw, l0, w0, a[m + 2]);
     const double fn = HdiffPoint::limit(l0, l1, a[m + 2], a[m + 3]);
     const double fs = HdiffPoint::limit(lm1, l0, a[m + 1], a[m + 2]);
-    if (out_ok && js + m < je) out[base + sx * m] = HdiffPoint::combine(a[m + 2], fe, fw, fn, fs, cf[m]);
+    if (out_ok && js + m < je) {
+      const double r = HdiffPoint::combine(a[m + 2], fe, fw, fn, fs, cf[m]);
+      if constexpr (Cs) __stcs(out + base + sx * m, r);  // evict-first: keep in and coeff in L2
+      else out[base + sx * m] = r;
+    }
     lm1 = l0, l0 = l1, e0 = e1, w0 = w1;
   }
 }
 
-template <int R>
+template <int R, bool Flat, bool Cs>
 void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                   double* out) {
   const int64_t strips = (gr.ny + R - 1) / R;
-  TESSERA_REQUIRE((strips + kWarps - 1) / kWarps <= 65535, "weather::hdiff_strip: too many rows per rank");
-  const dim3 grid(unsigned((gr.nx + kOut - 1) / kOut), unsigned((strips + kWarps - 1) / kWarps), unsigned(gr.nz));
+  dim3 grid;
+  if constexpr (Flat) {  // warps over the band rows of a level (see hdiff_strip), one grid row per level
+    const int64_t last = (strips - 1) * gr.sx() + gr.nx - 1;  // the last output position
+    const int64_t warps = last / kOut + 1;
+    TESSERA_REQUIRE(gr.plane() < (int64_t(1) << 31), "weather::hdiff_strip: a level of over 2^31 points");
+    grid = dim3(unsigned((warps + kWarps - 1) / kWarps), unsigned(gr.nz));
+  } else {
+    TESSERA_REQUIRE((strips + kWarps - 1) / kWarps <= 65535, "weather::hdiff_strip: too many rows per rank");
+    grid = dim3(unsigned((gr.nx + kOut - 1) / kOut), unsigned((strips + kWarps - 1) / kWarps), unsigned(gr.nz));
+  }
   // Programmatic dependent launch on compute capability 9.0 and later: the launch may be scheduled while
   // the previous kernel in the stream drains; its blocks become resident and wait (griddepcontrol.wait)
   // until that kernel has completed and its writes are visible. Measured on an H200: +3.5 % at 256^2 x 80
@@ -106,7 +135,7 @@ void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const 
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
   cfg.numAttrs = pdl ? 1 : 0;
-  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, hdiff_strip<R>, gr, in, coeff, coeff0, out));
+  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, hdiff_strip<R, Flat, Cs>, gr, in, coeff, coeff0, out));
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip");
 }
 
@@ -122,11 +151,17 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
   // call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_HDIFF_KERNEL");
   const std::string kind = e && *e ? e : "auto";
-  if (kind != "auto" && kind != "strip8" && kind != "strip16")
-    TESSERA_THROW("TESSERA_HDIFF_KERNEL='" + kind + "': expected auto, strip8 or strip16");
+  const char* c = std::getenv("TESSERA_HDIFF_CS");
+  const bool cs = c && c[0] == '1';
   const bool big = gr.nx * gr.ny * gr.nz >= (int64_t(1) << 24);
-  if (kind == "strip16" || (kind == "auto" && big)) launch_strip<16>(ex, gr, in, coeff, coeff0, out);
-  else launch_strip<8>(ex, gr, in, coeff, coeff0, out);
+  using L = void (*)(const exec::Exec&, const Grid&, const double*, const double*, double, double*);
+  L launch = nullptr;
+  if (kind == "strip16" || (kind == "auto" && big)) launch = cs ? launch_strip<16, false, true> : launch_strip<16, false, false>;
+  else if (kind == "strip8" || kind == "auto") launch = cs ? launch_strip<8, false, true> : launch_strip<8, false, false>;
+  else if (kind == "strip8f") launch = cs ? launch_strip<8, true, true> : launch_strip<8, true, false>;
+  else if (kind == "strip16f") launch = cs ? launch_strip<16, true, true> : launch_strip<16, true, false>;
+  else TESSERA_THROW("TESSERA_HDIFF_KERNEL='" + kind + "': expected auto, strip8, strip16, strip8f or strip16f");
+  launch(ex, gr, in, coeff, coeff0, out);
 }
 
 }  // namespace tessera::weather::detail
