@@ -72,13 +72,13 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   TESSERA_GPU_TEST();
   const int kind = GENERATE(0, 1, 2, 3);
   const bool field = GENERATE(true, false);
-  // Both strip heights (8 and 16 rows), by x chunks and over the band rows (f), with plain and
-  // evict-first stores.
-  const std::string kernel = GENERATE(std::string("strip8"), std::string("strip16"), std::string("strip8f"),
-                                      std::string("strip16f"));
+  // Every shape: strips of 8 and 16 rows by x chunks, and strips of 4 to 16 rows over the band rows (f),
+  // with 2, 4 and 8 warps per block.
+  const std::string kernel = GENERATE(std::string("strip8"), std::string("strip16"), std::string("strip4f"),
+                                      std::string("strip6f"), std::string("strip8f"), std::string("strip12f"),
+                                      std::string("strip16f"), std::string("strip8f2"), std::string("strip8f8"),
+                                      std::string("strip6f8"));
   const ScopedEnv kv("TESSERA_HDIFF_KERNEL", kernel);
-  const bool cs = GENERATE(false, true);
-  const ScopedEnv cv("TESSERA_HDIFF_CS", cs ? "1" : "0");
   const bool pdl = GENERATE(false, true);  // programmatic dependent launch after the uploads
   const ScopedEnv pv("TESSERA_HDIFF_PDL", pdl ? "1" : "0");
   // 75 x 37: partial warps in x (28 columns) and strips in y (37 = 2 x 16 + 5 = 4 x 8 + 5; blocks of four
@@ -103,7 +103,7 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
       exec::fence(ex);
       res[path] = download(o);
     }
-    INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx << ", kernel " << kernel << ", CS " << cs << ", PDL " << pdl);
+    INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx << ", kernel " << kernel << ", PDL " << pdl);
     CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same formulas, same order (HdiffPoint)
     CHECK(max_diff(gr, res[2], res[0]) < 1e-12);  // FMA contraction on the device: a few ulp of O(1)
     // Ghosts are not written.

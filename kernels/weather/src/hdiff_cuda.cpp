@@ -21,6 +21,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "tessera/core/cuda_check.hpp"
 #include "tessera/core/error.hpp"
@@ -30,7 +31,6 @@ namespace tessera::weather::detail {
 namespace {
 
 constexpr int kOut = 28;  // outputs per warp along x
-constexpr int kWarps = 4;  // warps (strips) per block
 
 // Flat = false: block (x chunk of 28 columns, 4 strips stacked in y, level). Flat = true: the strips'
 // first rows, ghost columns included, taken one after another as a single sequence per level ("band
@@ -39,7 +39,7 @@ constexpr int kWarps = 4;  // warps (strips) per block
 // with a few columns at the end of a row (at 256^2 ten warps of 28 cover a row, of which the tenth outputs
 // 4 columns; flat: 9.3 warps per band row). Straddling is exact because the lanes at the seam are ghost
 // columns (g >= 2): the values they exchange by shuffles across the seam feed no output.
-template <int R, bool Flat, bool Cs>
+template <int R, int kWarps, bool Flat>
 __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double* __restrict__ in,
                                                                const double* __restrict__ coeff, double coeff0,
                                                                double* __restrict__ out) {
@@ -89,16 +89,12 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
     const double fw = HdiffPoint::limit(lw, l0, w0, a[m + 2]);
     const double fn = HdiffPoint::limit(l0, l1, a[m + 2], a[m + 3]);
     const double fs = HdiffPoint::limit(lm1, l0, a[m + 1], a[m + 2]);
-    if (out_ok && js + m < je) {
-      const double r = HdiffPoint::combine(a[m + 2], fe, fw, fn, fs, cf[m]);
-      if constexpr (Cs) __stcs(out + base + sx * m, r);  // evict-first: keep in and coeff in L2
-      else out[base + sx * m] = r;
-    }
+    if (out_ok && js + m < je) out[base + sx * m] = HdiffPoint::combine(a[m + 2], fe, fw, fn, fs, cf[m]);
     lm1 = l0, l0 = l1, e0 = e1, w0 = w1;
   }
 }
 
-template <int R, bool Flat, bool Cs>
+template <int R, int kWarps, bool Flat>
 void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                   double* out) {
   const int64_t strips = (gr.ny + R - 1) / R;
@@ -135,7 +131,7 @@ void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const 
   attr[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = attr;
   cfg.numAttrs = pdl ? 1 : 0;
-  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, hdiff_strip<R, Flat, Cs>, gr, in, coeff, coeff0, out));
+  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, hdiff_strip<R, kWarps, Flat>, gr, in, coeff, coeff0, out));
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip");
 }
 
@@ -151,16 +147,23 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
   // call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_HDIFF_KERNEL");
   const std::string kind = e && *e ? e : "auto";
-  const char* c = std::getenv("TESSERA_HDIFF_CS");
-  const bool cs = c && c[0] == '1';
   const bool big = gr.nx * gr.ny * gr.nz >= (int64_t(1) << 24);
   using L = void (*)(const exec::Exec&, const Grid&, const double*, const double*, double, double*);
+  static const std::pair<const char*, L> kinds[] = {
+      {"strip8", launch_strip<8, 4, false>},    {"strip16", launch_strip<16, 4, false>},
+      {"strip4f", launch_strip<4, 4, true>},    {"strip6f", launch_strip<6, 4, true>},
+      {"strip8f", launch_strip<8, 4, true>},    {"strip12f", launch_strip<12, 4, true>},
+      {"strip16f", launch_strip<16, 4, true>},  {"strip8f2", launch_strip<8, 2, true>},
+      {"strip8f8", launch_strip<8, 8, true>},   {"strip6f8", launch_strip<6, 8, true>}};
   L launch = nullptr;
-  if (kind == "strip16" || (kind == "auto" && big)) launch = cs ? launch_strip<16, false, true> : launch_strip<16, false, false>;
-  else if (kind == "strip8" || kind == "auto") launch = cs ? launch_strip<8, false, true> : launch_strip<8, false, false>;
-  else if (kind == "strip8f") launch = cs ? launch_strip<8, true, true> : launch_strip<8, true, false>;
-  else if (kind == "strip16f") launch = cs ? launch_strip<16, true, true> : launch_strip<16, true, false>;
-  else TESSERA_THROW("TESSERA_HDIFF_KERNEL='" + kind + "': expected auto, strip8, strip16, strip8f or strip16f");
+  if (kind == "auto") launch = big ? launch_strip<16, 4, false> : launch_strip<8, 4, false>;
+  for (const auto& [name, fn] : kinds)
+    if (kind == name) launch = fn;
+  if (!launch) {
+    std::string all = "auto";
+    for (const auto& k : kinds) all += std::string(", ") + k.first;
+    TESSERA_THROW("TESSERA_HDIFF_KERNEL='" + kind + "': expected one of " + all);
+  }
   launch(ex, gr, in, coeff, coeff0, out);
 }
 
