@@ -77,7 +77,8 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   const std::string kernel = GENERATE(std::string("strip8"), std::string("strip16"), std::string("strip4f"),
                                       std::string("strip6f"), std::string("strip8f"), std::string("strip12f"),
                                       std::string("strip16f"), std::string("strip8f2"), std::string("strip8f8"),
-                                      std::string("strip6f8"));
+                                      std::string("strip6f8"), std::string("strip5f8"), std::string("strip6f16"),
+                                      std::string("strip12f8"));
   const ScopedEnv kv("TESSERA_HDIFF_KERNEL", kernel);
   const bool pdl = GENERATE(false, true);  // programmatic dependent launch after the uploads
   const ScopedEnv pv("TESSERA_HDIFF_PDL", pdl ? "1" : "0");

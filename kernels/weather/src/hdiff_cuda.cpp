@@ -154,7 +154,9 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
       {"strip4f", launch_strip<4, 4, true>},    {"strip6f", launch_strip<6, 4, true>},
       {"strip8f", launch_strip<8, 4, true>},    {"strip12f", launch_strip<12, 4, true>},
       {"strip16f", launch_strip<16, 4, true>},  {"strip8f2", launch_strip<8, 2, true>},
-      {"strip8f8", launch_strip<8, 8, true>},   {"strip6f8", launch_strip<6, 8, true>}};
+      {"strip8f8", launch_strip<8, 8, true>},   {"strip6f8", launch_strip<6, 8, true>},
+      {"strip5f8", launch_strip<5, 8, true>},   {"strip6f16", launch_strip<6, 16, true>},
+      {"strip12f8", launch_strip<12, 8, true>}};
   L launch = nullptr;
   if (kind == "auto") launch = big ? launch_strip<16, 4, false> : launch_strip<8, 4, false>;
   for (const auto& [name, fn] : kinds)
