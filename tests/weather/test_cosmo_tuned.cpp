@@ -6,6 +6,7 @@
 // ghost-fill kind.
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -72,13 +73,11 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   TESSERA_GPU_TEST();
   const int kind = GENERATE(0, 1, 2, 3);
   const bool field = GENERATE(true, false);
-  // Every shape: strips of 8 and 16 rows by x chunks, and strips of 4 to 16 rows over the band rows (f),
-  // with 2, 4 and 8 warps per block.
-  const std::string kernel = GENERATE(std::string("strip8"), std::string("strip16"), std::string("strip4f"),
-                                      std::string("strip6f"), std::string("strip8f"), std::string("strip12f"),
-                                      std::string("strip16f"), std::string("strip8f2"), std::string("strip8f8"),
-                                      std::string("strip6f8"), std::string("strip5f8"), std::string("strip6f16"),
-                                      std::string("strip12f8"));
+  // Every shape: strips of 8 and 16 rows by x chunks, and strips of 5 to 16 rows over the band rows (f)
+  // with 4 and 8 warps per block; "auto" picks by size (strip5f8 for these grids).
+  const std::string kernel = GENERATE(std::string("auto"), std::string("strip8"), std::string("strip16"),
+                                      std::string("strip5f8"), std::string("strip6f8"), std::string("strip8f"),
+                                      std::string("strip8f8"), std::string("strip12f"), std::string("strip16f"));
   const ScopedEnv kv("TESSERA_HDIFF_KERNEL", kernel);
   const bool pdl = GENERATE(false, true);  // programmatic dependent launch after the uploads
   const ScopedEnv pv("TESSERA_HDIFF_PDL", pdl ? "1" : "0");
@@ -113,6 +112,24 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
     CHECK(res[2][size_t(gr.idx(gr.nx + 1, 0, 0))] == 0.0);
     CHECK(res[2][size_t(gr.idx(0, gr.ny, gr.nz - 1))] == 0.0);
     CHECK(res[2][size_t(gr.idx(gr.nx - 1, -1, 0))] == 0.0);
+  }
+}
+
+TEST_CASE("an unknown TESSERA_HDIFF_KERNEL is refused with the names that exist", "[weather][hdiff][gpu]") {
+  TESSERA_GPU_TEST();
+  const ScopedEnv bad("TESSERA_HDIFF_KERNEL", "strip7f");
+  const Grid gr = make_grid(40, 30, 1.0, 1.0, 2, 2);
+  const exec::Exec ex(exec::Space::Device);
+  Buffer<double> a(size_t(gr.size3()), MemKind::Device), o(size_t(gr.size3()), MemKind::Device);
+  a.zero();
+  try {
+    hdiff_fused(ex, gr, a.data(), nullptr, 0.01, o.data());
+    FAIL("hdiff_fused accepted TESSERA_HDIFF_KERNEL=strip7f");
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    CHECK(what.find("strip7f") != std::string::npos);
+    CHECK(what.find("strip5f8") != std::string::npos);
+    CHECK(what.find("auto") != std::string::npos);
   }
 }
 

@@ -203,7 +203,8 @@ TEST_CASE("fused SSP stage matches the staged reference on random inputs", "[wea
 // Every CUDA kernel shape of the shallow-water stage (TESSERA_SW_TILE, sw_tiled.cpp), one per section.
 #define SW_KERNEL_SHAPE()                                                                                   \
   GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), \
-           std::string("strip16m4"), std::string("strip8"), std::string("strip12"))
+           std::string("strip16m4"), std::string("strip8"), std::string("strip12"), std::string("strip4x"),         \
+           std::string("strip8m4x"), std::string("strip8m2x8"))
 
 TEST_CASE("GPU shallow-water stage matches the host", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();

@@ -1,17 +1,21 @@
 // The tuned CUDA COSMO horizontal diffusion (Xue 2000; formulas in hdiff.hpp). A warp covers 32
-// adjacent columns (28 produce output) and a strip of R rows of one level: it loads the whole strip
+// adjacent points of a row (28 produce output) and a strip of R rows of one level: it loads the whole strip
 // (R + 4 rows of `in`, R rows of the coefficient) into registers at once, then walks the rows, taking the
 // x-neighbours of `in` and of the Laplacian from the neighbouring lanes by shuffles and the y-neighbours
 // from its registers. It reads each input once from device memory per warp (the 2-column and 2-row halos
 // shared with neighbouring warps come from L2) and writes the output once: the protocol's 3 x 8 B per
-// point. Launched with programmatic dependent launch (below). Measured on an H200 (docs/performance.md,
-// "COSMO stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: R = 8 0.78 / 0.88 /
-// 0.93, R = 16 0.72 / 0.88 / 0.94 without PDL, 0.81 / 0.88 / 0.93 and 0.76 / 0.89 / 0.96 with it. Dropped on the way:
+// point. The default ("flat") forms cut the strips' first rows of a level, ghost columns included, as one
+// sequence into warps of 28 outputs, so that no warp is left with a few columns at the end of a row (see
+// hdiff_strip). Launched with programmatic dependent launch (below). Measured on an H200
+// (docs/performance.md, "COSMO stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80:
+// flat, 5 rows, 8 warps per block 0.85 / 0.93 / 0.95; flat, 8 rows, 8 warps 0.84 / 0.95 / 0.97-0.99;
+// flat, 12 rows, 4 warps 0.81 / 0.94 / 0.99; by x chunks (28-column warps per row, the form before)
+// R = 8 0.81 / 0.88 / 0.93 and R = 16 0.76 / 0.89 / 0.94-0.96. Dropped on the way:
 // the same warp marching up its strip with loads two rows ahead (0.66 / 0.77 / 0.82: one memory latency
 // per two rows; deeper prefetch was slower), two columns per lane with 16-byte loads (0.63 / 0.79 / 0.84,
 // and a few ulp off the portable path), the strips of a block passing their y halos through shared
-// memory (0.76 / 0.87 / 0.92), a shared-memory tile per (32 x 8 cells, level) (0.49-0.53), and the
-// portable one-point-per-thread form (0.60-0.64).
+// memory (0.76 / 0.87 / 0.92), a shared-memory tile per (32 x 8 cells, level) (0.49-0.53), the
+// portable one-point-per-thread form (0.60-0.64), and evict-first stores of the output (no change).
 // The point formulas are HdiffPoint's static functions, so results are bit-identical to hdiff_portable
 // on the device (tests/weather/test_cosmo_tuned.cpp).
 #include "cosmo_cuda.hpp"
@@ -142,23 +146,27 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
   TESSERA_REQUIRE(gr.g >= 2, "horizontal diffusion needs ghost width >= 2");
   TESSERA_REQUIRE(gr.nz <= 65535, "weather::hdiff_strip: at most 65535 levels per rank (one grid row per level)");
   if (gr.nx <= 0 || gr.ny <= 0 || gr.nz <= 0) return;
-  // 16-row strips from 2^24 points on (fewer y-halo rows), 8-row strips below (twice the warps, higher
-  // occupancy: 69 registers against 110). TESSERA_HDIFF_KERNEL = strip8 / strip16 forces one (read per
-  // call: benchmarks and tests switch it).
+  // The shape by size (measured, docs/performance.md): flat strips of 5 rows in blocks of 8 warps below
+  // 2^23 points (many short-lived warps: at 256^2 x 80 the launch is a few waves), of 8 rows below 2^25,
+  // of 12 rows in blocks of 4 warps above (fewer y-halo rows read again from L2). Levels of 2^31 points
+  // or more (32-bit positions in the flat forms) take the x-chunk form. TESSERA_HDIFF_KERNEL names one
+  // (read per call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_HDIFF_KERNEL");
   const std::string kind = e && *e ? e : "auto";
-  const bool big = gr.nx * gr.ny * gr.nz >= (int64_t(1) << 24);
   using L = void (*)(const exec::Exec&, const Grid&, const double*, const double*, double, double*);
   static const std::pair<const char*, L> kinds[] = {
-      {"strip8", launch_strip<8, 4, false>},    {"strip16", launch_strip<16, 4, false>},
-      {"strip4f", launch_strip<4, 4, true>},    {"strip6f", launch_strip<6, 4, true>},
-      {"strip8f", launch_strip<8, 4, true>},    {"strip12f", launch_strip<12, 4, true>},
-      {"strip16f", launch_strip<16, 4, true>},  {"strip8f2", launch_strip<8, 2, true>},
-      {"strip8f8", launch_strip<8, 8, true>},   {"strip6f8", launch_strip<6, 8, true>},
-      {"strip5f8", launch_strip<5, 8, true>},   {"strip6f16", launch_strip<6, 16, true>},
-      {"strip12f8", launch_strip<12, 8, true>}};
+      {"strip8", launch_strip<8, 4, false>},   {"strip16", launch_strip<16, 4, false>},
+      {"strip5f8", launch_strip<5, 8, true>},  {"strip6f8", launch_strip<6, 8, true>},
+      {"strip8f", launch_strip<8, 4, true>},   {"strip8f8", launch_strip<8, 8, true>},
+      {"strip12f", launch_strip<12, 4, true>}, {"strip16f", launch_strip<16, 4, true>}};
   L launch = nullptr;
-  if (kind == "auto") launch = big ? launch_strip<16, 4, false> : launch_strip<8, 4, false>;
+  if (kind == "auto") {
+    const int64_t points = gr.nx * gr.ny * gr.nz;
+    launch = gr.plane() >= (int64_t(1) << 31) ? launch_strip<16, 4, false>
+             : points < (int64_t(1) << 23)    ? launch_strip<5, 8, true>
+             : points < (int64_t(1) << 25)    ? launch_strip<8, 8, true>
+                                              : launch_strip<12, 4, true>;
+  }
   for (const auto& [name, fn] : kinds)
     if (kind == name) launch = fn;
   if (!launch) {

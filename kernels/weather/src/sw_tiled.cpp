@@ -261,14 +261,18 @@ constexpr int kStripOut = 29;  // output columns per warp: lanes 2..30 (a cell r
 // barriers: the tile kernel's shared-memory traffic (about 58 accesses per cell) was its limit (ncu:
 // L1/TEX 89 %). Same point functions and rate expressions as the tile and the portable path, evaluated in
 // explicitly rounded arithmetic (Rn).
-template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL>
+// kXRow: the block's warps sit side by side in x (kWarps x 29 columns of one strip) instead of stacked
+// in y (29 columns of kWarps strips).
+template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL, bool kXRow>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const StageArgs A) {
   constexpr int kRows = kR + 3;
   const Grid& G = A.gr;
   const int lane = int(threadIdx.x);
-  const int64_t i = A.ri0 + int64_t(blockIdx.x) * kStripOut - 2 + lane;
-  const int64_t j0 = A.rj0 + (int64_t(blockIdx.y) * kWarps + threadIdx.y) * kR;
-  if (j0 >= A.rj1) return;  // the whole warp
+  const int64_t wx = kXRow ? int64_t(blockIdx.x) * kWarps + threadIdx.y : int64_t(blockIdx.x);
+  const int64_t wy = kXRow ? int64_t(blockIdx.y) : int64_t(blockIdx.y) * kWarps + threadIdx.y;
+  const int64_t i = A.ri0 + wx * kStripOut - 2 + lane;
+  const int64_t j0 = A.rj0 + wy * kR;
+  if (j0 >= A.rj1 || A.ri0 + wx * kStripOut >= A.ri1) return;  // the whole warp
   const bool col_in = i >= -G.g && i < G.nx + G.g;
   const bool s0_is_sk = A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
   // Raw row c (grid row j0 - 2 + c) is first read in step c - 3, s^n row r in step r: each is requested
@@ -371,7 +375,8 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
 // Static shared memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four tiles.
 int tile_variant() {
   static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
-                                           "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12"};
+                                           "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12",
+                                           "strip4x", "strip8m4x", "strip8m2x8"};
   const char* e = std::getenv("TESSERA_SW_TILE");
   if (!e || !*e) return 0;
   for (int v = 0; v < int(std::size(kNames)); ++v)
@@ -390,14 +395,14 @@ void launch(const exec::Exec& ex, const StageArgs& A) {
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
-template <int R, int AH, int W, int MB>
+template <int R, int AH, int W, int MB, bool XRow = false>
 void launch_strip(const exec::Exec& ex, const StageArgs& A) {
   const dim3 block(32, W);
-  const dim3 grid(unsigned((A.ri1 - A.ri0 + kStripOut - 1) / kStripOut),
-                  unsigned((A.rj1 - A.rj0 + R * W - 1) / (R * W)));
+  const int64_t wx = (A.ri1 - A.ri0 + kStripOut - 1) / kStripOut, wy = (A.rj1 - A.rj0 + R - 1) / R;
+  const dim3 grid = XRow ? dim3(unsigned((wx + W - 1) / W), unsigned(wy)) : dim3(unsigned(wx), unsigned((wy + W - 1) / W));
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true><<<grid, block, 0, st>>>(A);
-  else sw_stage_strip<R, AH, W, MB, false><<<grid, block, 0, st>>>(A);
+  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true, XRow><<<grid, block, 0, st>>>(A);
+  else sw_stage_strip<R, AH, W, MB, false, XRow><<<grid, block, 0, st>>>(A);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -420,7 +425,10 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 6: launch_strip<8, 2, 4, 4>(ex, A); break;
     case 7: launch_strip<16, 2, 4, 4>(ex, A); break;
     case 8: launch_strip<8, 4, 4, 3>(ex, A); break;
-    default: launch_strip<12, 3, 4, 3>(ex, A); break;
+    case 9: launch_strip<12, 3, 4, 3>(ex, A); break;
+    case 10: launch_strip<4, 8, 4, 3, true>(ex, A); break;
+    case 11: launch_strip<8, 2, 4, 4, true>(ex, A); break;
+    default: launch_strip<8, 2, 8, 2, true>(ex, A); break;
   }
   return true;
 }
