@@ -373,18 +373,19 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
 // (0.72 of copy at 8192^2 against 0.66 for 32x16 in the same run); 32x16 best of the tiles; 5 blocks/SM
 // tiles (51 registers), 32x8 tiles, strips of 32 rows (0.27) and rolled strips were slower and dropped.
 // Static shared memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four tiles.
+constexpr const char* kDefaultShape = "strip8m4x";
 int tile_variant() {
   static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
                                            "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12",
                                            "strip4x", "strip8m4x", "strip8m2x8"};
   const char* e = std::getenv("TESSERA_SW_TILE");
-  if (!e || !*e) return 0;
+  if (!e || !*e) e = kDefaultShape;
   for (int v = 0; v < int(std::size(kNames)); ++v)
     if (std::string(e) == kNames[v]) return v;
   std::string all;
   for (const char* n : kNames) all += std::string(all.empty() ? "" : ", ") + n;
   throw std::runtime_error("TESSERA_SW_TILE='" + std::string(e) + "' is not a shallow-water kernel shape; use one of " +
-                           all + " (or unset it for the default, strip4)");
+                           all + " (or unset it for the default, " + kDefaultShape + ")");
 }
 
 template <int TX, int TY, int THY, int MB>
@@ -416,7 +417,7 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
   if (disabled) return false;
   const StageArgs A{gr, p, s0, sk, out, a, c, dt, r.i0, r.i1, r.j0, r.j1, wrap_x, wrap_y, sw_metric(gr.dx, gr.dy)};
   switch (tile_variant()) {
-    case 0: launch_strip<4, 8, 4, 3>(ex, A); break;  // strip4, the default
+    case 0: launch_strip<4, 8, 4, 3>(ex, A); break;  // strip4
     case 1: launch<32, 16, 8, 3>(ex, A); break;
     case 2: launch<64, 8, 4, 4>(ex, A); break;
     case 3: launch<64, 8, 4, 3>(ex, A); break;
@@ -427,7 +428,7 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 8: launch_strip<8, 4, 4, 3>(ex, A); break;
     case 9: launch_strip<12, 3, 4, 3>(ex, A); break;
     case 10: launch_strip<4, 8, 4, 3, true>(ex, A); break;
-    case 11: launch_strip<8, 2, 4, 4, true>(ex, A); break;
+    case 11: launch_strip<8, 2, 4, 4, true>(ex, A); break;  // strip8m4x, the default
     default: launch_strip<8, 2, 8, 2, true>(ex, A); break;
   }
   return true;
