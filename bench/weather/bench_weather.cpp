@@ -88,6 +88,7 @@ void bench_sw(exec::Space sp, const bench::Ceiling& c, int64_t n, int reps) {
   const double ms = bench::median(bench::time_ms(sp, step, 3, reps));
   bench::Record r = base(sp, c, "sw_ssprk3_step");
   r.set("nx", (long long)n).set("ny", (long long)n);
+  if (const char* v = std::getenv("TESSERA_SW_TILE")) r.set("TESSERA_SW_TILE", v);  // sw_tiled.cpp's shape knob
   finish(r, c, ms, 27.0 * 8.0 * double(n * n), double(n * n));
 }
 
