@@ -172,7 +172,8 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   // (17: a partial cp.async group, 1000: more than fits on chip, the portable fallback).
   // The ring form (the default from 2^18 columns: phi and w through a cp.async ring of 14 levels,
   // zero-filled above the column; 1, 2 and 17 levels end inside the first ring) as well.
-  const std::string kernel = GENERATE(std::string("ring"), std::string("reg"), std::string("smem"));
+  const std::string kernel = GENERATE(std::string("ring"), std::string("reg"), std::string("smem"), std::string("ringf"),
+                                      std::string("regf"));
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).
   const int grid_y = GENERATE(0, 3);
@@ -198,5 +199,8 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   INFO("nz " << nz << ", kernel " << kernel << ", blocks in y " << (grid_y ? grid_y : 7));
   CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same VadvStep arithmetic in the same order
   CHECK(max_diff(gr, res[2], res[0]) < 1e-12);
-  CHECK(res[2][size_t(gr.idx(-1, 0, 0))] == 0.0);  // ghost columns untouched
+  CHECK(res[2][size_t(gr.idx(-1, 0, 0))] == 0.0);  // ghost columns and rows untouched
+  CHECK(res[2][size_t(gr.idx(gr.nx, gr.ny - 1, gr.nz - 1))] == 0.0);
+  CHECK(res[2][size_t(gr.idx(0, gr.ny, 0))] == 0.0);
+  CHECK(res[2][size_t(gr.idx(gr.nx - 1, -1, gr.nz - 1))] == 0.0);
 }

@@ -111,6 +111,28 @@ __global__ void __launch_bounds__(kCols) vadv_column_smem(Grid G, VadvStep S, co
 }
 
 
+// The columns of a thread. By x chunks (kFlat = false): block (x chunk of 32 columns, row blockIdx.y), rows
+// blockIdx.y + m gridDim.y. Flat: the rows 0 .. ny-1 of the padded plane, ghost columns included, as one
+// sequence of positions cut into blocks of 32, one row per thread: every level of a warp is then 32
+// consecutive doubles starting at a multiple of 256 B from the row 0 ghost column (the x-chunk form starts
+// g columns in, so each level's 256 B touch 9 sectors instead of 8), at the cost of the ghost lanes
+// (2g of nx + 2g idle).
+struct ColumnRange {
+  int64_t i, j0, dj;
+  bool live;
+};
+template <bool kFlat>
+__device__ __forceinline__ ColumnRange column_range(const Grid& G, int lane) {
+  if constexpr (kFlat) {
+    const int64_t v = int64_t(blockIdx.x) * kCols + lane, sx = G.sx();
+    const int64_t j = v / sx, i = v - j * sx - G.g;
+    return ColumnRange{i, j, G.ny, j < G.ny && i >= 0 && i < G.nx};
+  } else {
+    const int64_t i = int64_t(blockIdx.x) * kCols + lane;
+    return ColumnRange{i, int64_t(blockIdx.y), int64_t(gridDim.y), i < G.nx};
+  }
+}
+
 // Register form: one thread per column, phi and w streamed through registers kRegAhead levels ahead of
 // the sweep (ld.global.cs: read once, first out of L2), d'_k kept in registers (a compile-time bound of
 // kRegLevels levels, loops fully unrolled) and c'_k in shared memory (nz x 32 x 8 B per warp, half of the
@@ -138,16 +160,18 @@ __device__ __forceinline__ void back_sweep(const double (&dp)[kRegLevels], const
   }
 }
 
+template <bool kFlat>
 __global__ void __launch_bounds__(kCols) vadv_column_reg(Grid G, VadvStep S, const double* __restrict__ in,
                                                          const double* __restrict__ w, double* __restrict__ out) {
   extern __shared__ double s_cp[];  // [nz][kCols]: c'_k
   const int lane = threadIdx.x;
   const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
-  const int64_t i = int64_t(blockIdx.x) * kCols + lane;
-  if (i >= G.nx) return;
+  const ColumnRange cr = column_range<kFlat>(G, lane);
+  if (!cr.live) return;
+  const int64_t i = cr.i;
   const int64_t plane = G.plane();
   double* cps = s_cp + lane;
-  for (int64_t j = blockIdx.y; j < G.ny; j += gridDim.y) {
+  for (int64_t j = cr.j0; j < G.ny; j += cr.dj) {
     const int64_t n0 = G.idx(i, j);
     const double* pin = in + n0;
     const double* pw = w + n0;
@@ -202,17 +226,19 @@ __device__ __forceinline__ void copy_async8_zfill(double* dst, const double* src
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 8u : 0u) : "memory");
 }
 
+template <bool kFlat>
 __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, const double* __restrict__ in,
                                                           const double* __restrict__ w, double* __restrict__ out) {
   extern __shared__ double s_mem[];
   const int lane = threadIdx.x;
   const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
-  const int64_t i = int64_t(blockIdx.x) * kCols + lane;
-  if (i >= G.nx) return;
+  const ColumnRange cr = column_range<kFlat>(G, lane);
+  if (!cr.live) return;
+  const int64_t i = cr.i;
   const int64_t plane = G.plane();
   double* cps = s_mem + lane;                 // [nz][kCols]: c'_k
   double* ring = s_mem + nz * kCols + lane;   // [kRing][2][kCols]: phi(k + 1), w(k) of level k in slot k % kRing
-  for (int64_t j = blockIdx.y; j < G.ny; j += gridDim.y) {
+  for (int64_t j = cr.j0; j < G.ny; j += cr.dj) {
     const int64_t n0 = G.idx(i, j);
     const double* pin = in + n0;
     const double* pw = w + n0;
@@ -280,15 +306,16 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   // reg / smem forces one where it fits (read per call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   const std::string want = e && *e ? e : "auto";
-  if (want != "auto" && want != "ring" && want != "reg" && want != "smem")
-    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected auto, ring, reg or smem");
+  if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf")
+    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected auto, ring, reg, smem, ringf or regf");
+  const bool flat = want == "ringf" || want == "regf";
   // auto: the ring from 2^18 columns (512^2) up, where it measured 3-5 % faster than the register form
   // (0.630 / 0.674 against 0.610 / 0.640 of copy at 512^2 / 1024^2 x 80), and the register form below
   // (256^2 x 80: 0.615 against 0.583; docs/performance.md, "COSMO stencils").
   enum class K { Ring, Reg, Smem };
   const bool big = gr.nx * gr.ny >= (int64_t(1) << 18);
   const K kind = want == "smem" || gr.nz > kRegLevels ? K::Smem
-                 : want == "reg" || (want == "auto" && !big) ? K::Reg
+                 : want == "reg" || want == "regf" || (want == "auto" && !big) ? K::Reg
                                                              : K::Ring;
   const size_t levels = kind == K::Smem ? 2 * size_t(gr.nz) : kind == K::Reg ? size_t(gr.nz) : size_t(gr.nz) + 2 * kRing;
   const size_t bytes = levels * kCols * sizeof(double);
@@ -297,18 +324,23 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   // TESSERA_VADV_GRID_Y caps it lower (tests exercise the loop with it).
   int64_t gy = gr.ny < 65535 ? gr.ny : 65535;
   if (const char* c = std::getenv("TESSERA_VADV_GRID_Y"); c && *c) gy = std::min<int64_t>(gy, std::max(1, std::atoi(c)));
-  const dim3 grid(unsigned((gr.nx + kCols - 1) / kCols), unsigned(gy));
+  const dim3 grid = flat && kind != K::Smem ? dim3(unsigned((gr.sx() * gr.ny + kCols - 1) / kCols))
+                                            : dim3(unsigned((gr.nx + kCols - 1) / kCols), unsigned(gy));
   const cudaStream_t s = static_cast<cudaStream_t>(ex.stream);
   const VadvStep S = VadvStep::make(vp);
   if (kind == K::Ring) {
-    static size_t raised = 0;
-    allow_smem(vadv_column_ring, bytes, raised);
-    vadv_column_ring<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+    static size_t raised = 0, raised_f = 0;
+    allow_smem(vadv_column_ring<false>, bytes, raised);
+    allow_smem(vadv_column_ring<true>, bytes, raised_f);
+    if (flat) vadv_column_ring<true><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+    else vadv_column_ring<false><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_ring");
   } else if (kind == K::Reg) {
-    static size_t raised = 0;
-    allow_smem(vadv_column_reg, bytes, raised);
-    vadv_column_reg<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+    static size_t raised = 0, raised_f = 0;
+    allow_smem(vadv_column_reg<false>, bytes, raised);
+    allow_smem(vadv_column_reg<true>, bytes, raised_f);
+    if (flat) vadv_column_reg<true><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+    else vadv_column_reg<false><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_reg");
   } else {
     static size_t raised = 0;
