@@ -172,8 +172,9 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   // (17: a partial cp.async group, 1000: more than fits on chip, the portable fallback).
   // The ring form (the default from 2^18 columns: phi and w through a cp.async ring of 14 levels,
   // zero-filled above the column; 1, 2 and 17 levels end inside the first ring) as well.
-  const std::string kernel = GENERATE(std::string("ring"), std::string("reg"), std::string("smem"), std::string("ringf"),
-                                      std::string("regf"));
+  // The flat forms (ringf, regf: warps over the padded rows) too, and auto (regf on this grid).
+  const std::string kernel = GENERATE(std::string("auto"), std::string("ring"), std::string("reg"), std::string("smem"),
+                                      std::string("ringf"), std::string("regf"));
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).
   const int grid_y = GENERATE(0, 3);

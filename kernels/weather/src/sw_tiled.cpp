@@ -364,15 +364,18 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
 }
 
 // Kernel shape, chosen at run time by TESSERA_SW_TILE (tuning; read at every launch so that tests can
-// run each). Default ("strip4" or unset): the strip kernel, 4 warps of 32 columns x 4 rows per block,
-// every row loaded at once, 3 blocks/SM. Strips "strip4m4" (loads 2 rows ahead, 4 blocks/SM), "strip8m4" and
-// "strip16m4" (8 / 16 rows, loads 2 rows ahead, 4 blocks/SM), "strip8", "strip12" (8 / 12 rows, loads
-// 4 / 3 rows ahead, 3 blocks/SM). Shared-memory tiles: "32x16" (32 x 8
-// threads, two rows each, 4 blocks/SM; the default before), "32x16m3" (3 blocks/SM), "64x8" (64 x 4
-// threads, 4 blocks/SM), "64x8m3" (3 blocks/SM). Measured on an H200 (docs/performance.md): strip4 best
-// (0.72 of copy at 8192^2 against 0.66 for 32x16 in the same run); 32x16 best of the tiles; 5 blocks/SM
-// tiles (51 registers), 32x8 tiles, strips of 32 rows (0.27) and rolled strips were slower and dropped.
-// Static shared memory (4 raw + 4 derived arrays of doubles) stays under 48 KiB for all four tiles.
+// run each). Default (kDefaultShape, unset): "strip8m4x", the strip kernel with 8 rows per warp, loads 2
+// rows ahead, 4 blocks/SM, the block's 4 warps side by side in x (116 columns of one strip). Strips with
+// the warps stacked in y: "strip4" (4 rows, all loaded at once, 3 blocks/SM; the default before),
+// "strip4m4" (2 rows ahead, 4 blocks/SM), "strip8m4" and "strip16m4" (8 / 16 rows, 2 ahead, 4 blocks/SM),
+// "strip8", "strip12" (8 / 12 rows, 4 / 3 ahead, 3 blocks/SM); side by side in x: "strip4x" and
+// "strip8m2x8" (8 rows, 8 warps, 2 blocks/SM). Shared-memory tiles: "32x16" (32 x 8 threads, two rows
+// each, 4 blocks/SM; the default before the strips), "32x16m3" (3 blocks/SM), "64x8" (64 x 4 threads,
+// 4 blocks/SM), "64x8m3" (3 blocks/SM). Measured on an H200 (docs/performance.md), protocol step at
+// 8192^2: strip8m4x 0.763-0.770 of copy against strip4 0.725-0.735 and strip8m4 0.740-0.750 in the same
+// run (058422e); 32x16 best of the tiles (0.69); 5 blocks/SM tiles (51 registers), 32x8 tiles, strips of
+// 32 rows (0.27) and rolled strips were slower and dropped. Static shared memory (4 raw + 4 derived
+// arrays of doubles) stays under 48 KiB for all four tiles.
 constexpr const char* kDefaultShape = "strip8m4x";
 int tile_variant() {
   static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",

@@ -10,13 +10,15 @@
 //    14-level cp.async ring in shared memory, d'_k in registers (loops fully unrolled), c'_k in shared
 //    memory (20 KB + 7 KB per warp at 80 levels): eight warps per multiprocessor (217 registers).
 //  - vadv_column_reg (up to 80 levels, the default below 2^18 columns): the same with phi and w streamed
-//    through registers 8 levels ahead of the sweep (234 registers).
+//    through registers 8 levels ahead of the sweep (234 registers). Below 2^18 columns it runs "flat"
+//    (column_range: warps over the padded rows, so each level's 256 B are sector-aligned): 0.630 against
+//    0.615 at 256^2 x 80.
 //  - vadv_column_smem (deeper columns while 2 nz x 32 x 8 B fit in a block's shared memory, ~450
 //    levels): the whole column of phi and w staged by cp.async and overwritten in place by d', c';
 //    five warps per multiprocessor at 80 levels.
 // Beyond that the caller runs the portable path. Measured on an H200 (docs/performance.md, "COSMO
 // stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: ring 0.58 / 0.63 / 0.67,
-// reg 0.62 / 0.61 / 0.64 (97dc871), smem 0.41 / 0.53 / 0.59 (bad3a93). All are latency-bound: the
+// reg 0.62 / 0.61 / 0.64, flat reg 0.63 / 0.63 / 0.64 (c054c5b), smem 0.41 / 0.53 / 0.59 (bad3a93). All are latency-bound: the
 // scratch (1280 B per column at 80 levels) caps the columns per multiprocessor, and the few resident warps
 // wait on their level windows (ncu source counters); the 85 % goal is not met. Tried and dropped: d' through
 // out in L2 (0.32-0.44: its round trip reached DRAM), a producer/consumer pair of warps per 32 columns
@@ -308,12 +310,13 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected auto, ring, reg, smem, ringf or regf");
-  const bool flat = want == "ringf" || want == "regf";
-  // auto: the ring from 2^18 columns (512^2) up, where it measured 3-5 % faster than the register form
-  // (0.630 / 0.674 against 0.610 / 0.640 of copy at 512^2 / 1024^2 x 80), and the register form below
-  // (256^2 x 80: 0.615 against 0.583; docs/performance.md, "COSMO stencils").
-  enum class K { Ring, Reg, Smem };
   const bool big = gr.nx * gr.ny >= (int64_t(1) << 18);
+  const bool flat = want == "ringf" || want == "regf" || (want == "auto" && !big);
+  // auto: the ring from 2^18 columns (512^2) up, where it measured 3-5 % faster than the register form
+  // (0.630 / 0.674 against 0.610 / 0.640 of copy at 512^2 / 1024^2 x 80), and the flat register form below
+  // (256^2 x 80: 0.630 against 0.615 for the x-chunk register form and 0.581 for the ring, c054c5b;
+  // the flat ring was 0.607 / 0.633 / 0.663; docs/performance.md, "COSMO stencils").
+  enum class K { Ring, Reg, Smem };
   const K kind = want == "smem" || gr.nz > kRegLevels ? K::Smem
                  : want == "reg" || want == "regf" || (want == "auto" && !big) ? K::Reg
                                                              : K::Ring;
