@@ -380,7 +380,7 @@ constexpr const char* kDefaultShape = "strip8m4x";
 int tile_variant() {
   static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
                                            "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12",
-                                           "strip4x", "strip8m4x", "strip8m2x8", "strip12m4x", "strip16m4x"};
+                                           "strip4x", "strip8m4x", "strip8m2x8"};
   const char* e = std::getenv("TESSERA_SW_TILE");
   if (!e || !*e) e = kDefaultShape;
   for (int v = 0; v < int(std::size(kNames)); ++v)
@@ -432,9 +432,7 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 9: launch_strip<12, 3, 4, 3>(ex, A); break;
     case 10: launch_strip<4, 8, 4, 3, true>(ex, A); break;
     case 11: launch_strip<8, 2, 4, 4, true>(ex, A); break;  // strip8m4x, the default
-    case 12: launch_strip<8, 2, 8, 2, true>(ex, A); break;
-    case 13: launch_strip<12, 2, 4, 4, true>(ex, A); break;
-    default: launch_strip<16, 2, 4, 4, true>(ex, A); break;
+    default: launch_strip<8, 2, 8, 2, true>(ex, A); break;
   }
   return true;
 }
