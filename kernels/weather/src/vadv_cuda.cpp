@@ -324,7 +324,8 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const size_t bytes = levels * kCols * sizeof(double);
   if (gr.nz > 65535 || bytes > size_t(optin)) return false;  // portable path (c' through scratch)
   // Blocks in y: one per row j up to 65535 (more rows: each block loops over several);
-  // TESSERA_VADV_GRID_Y caps it lower (tests exercise the loop with it).
+  // TESSERA_VADV_GRID_Y caps it lower (tests exercise the loop with it). The flat forms take one row per
+  // thread from a 1-D grid and ignore both.
   int64_t gy = gr.ny < 65535 ? gr.ny : 65535;
   if (const char* c = std::getenv("TESSERA_VADV_GRID_Y"); c && *c) gy = std::min<int64_t>(gy, std::max(1, std::atoi(c)));
   const dim3 grid = flat && kind != K::Smem ? dim3(unsigned((gr.sx() * gr.ny + kCols - 1) / kCols))
