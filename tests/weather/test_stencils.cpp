@@ -133,9 +133,13 @@ TEST_CASE("hdiff fused path matches the staged reference on random inputs", "[we
   CHECK(err == 0.0);  // identical arithmetic in the same order
 }
 
-TEST_CASE("vadv Thomas solve matches dense elimination and conserves the column", "[weather][vadv]") {
+TEST_CASE("vadv Thomas and twisted solves match dense elimination and conserve the column", "[weather][vadv]") {
   const double beta = GENERATE(0.5, 0.6, 1.0);
-  Grid gr = make_grid(5, 4, 1.0, 1.0, 2, 40);
+  // 1 to 3 levels (the twisted halves empty or one level each), odd and even depths.
+  const int64_t nz = GENERATE(1, 2, 3, 40, 41);
+  const bool twisted = GENERATE(false, true);
+  INFO("beta " << beta << ", nz " << nz << (twisted ? ", twisted" : ", Thomas"));
+  Grid gr = make_grid(5, 4, 1.0, 1.0, 2, nz);
   VadvParams vp{20.0, 100.0, beta};
   const auto phi = random_field(size_t(gr.size3()), 0.0, 1.0, 17);
   const auto w = random_field(size_t(gr.size3()), -1.0, 1.0, 18);  // Courant <= 0.2
@@ -143,7 +147,8 @@ TEST_CASE("vadv Thomas solve matches dense elimination and conserves the column"
       o(phi.size(), MemKind::Host);
   std::copy(phi.begin(), phi.end(), a.begin());
   std::copy(w.begin(), w.end(), ww.begin());
-  vadv_columns(host, gr, vp, a.data(), ww.data(), sc.data(), o.data());
+  if (twisted) vadv_columns_portable_twisted(host, gr, vp, a.data(), ww.data(), sc.data(), o.data());
+  else vadv_columns(host, gr, vp, a.data(), ww.data(), sc.data(), o.data());
   CHECK(vadv_max_courant(host, gr, vp, ww.data()) <= 0.2);
   for (int64_t j = 0; j < gr.ny; ++j)
     for (int64_t i = 0; i < gr.nx; ++i) {

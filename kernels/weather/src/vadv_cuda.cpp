@@ -283,6 +283,90 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
   }
 }
 
+// Twisted form (`twist`): two threads per column, lanes l and l + 16 of a warp. Lane l eliminates levels
+// 0 .. m = ceil(nz/2) - 1 upwards (the Thomas sweep), lane l + 16 levels nz-1 .. m+1 downwards with the
+// mirrored step (VadvStep::mirrored: the same instructions with hr, her negated), so both halves run one
+// instruction stream on different levels. They exchange their last c', d' by one shuffle, solve the 2 x 2
+// system where they meet (VadvStep::meet, both lanes alike) and substitute back outwards. Each thread
+// carries half a column: d' of kTwistLevels = 40 levels in registers, c' in shared memory (10 KB per warp),
+// and each column's chain of dependent levels is half as long as in the Thomas sweep. The result equals
+// vadv_columns_portable_twisted bit for bit (same VadvStep calls in the same order) and the Thomas sweep to
+// rounding. Flat columns (as column_range<true>, 16 per warp, each half-warp's level 128 B aligned); lanes
+// of ghost positions compute on their clamped column and store nothing, so the shuffle sees a whole warp.
+constexpr int kTwistLevels = kRegLevels / 2;
+constexpr int kTwistCols = kCols / 2;
+
+template <int kAhead>
+__global__ void __launch_bounds__(kCols) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
+                                                           const double* __restrict__ w, double* __restrict__ out) {
+  extern __shared__ double s_cp[];  // [kTwistLevels][kCols]: c'_k (lower lanes), a''_k (upper lanes)
+  const int lane = threadIdx.x;
+  const bool upper = lane >= kTwistCols;
+  const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
+  const int nt = (nz + 1) / 2;
+  const int nl = upper ? nz - nt : nt;  // levels of this lane
+  const int64_t v = int64_t(blockIdx.x) * kTwistCols + (lane & (kTwistCols - 1)), sx = G.sx();
+  int64_t j = v / sx;
+  const int64_t i = v - j * sx - G.g;
+  const bool live = j < G.ny && i >= 0 && i < G.nx;
+  if (j >= G.ny) j = G.ny - 1;  // past the last row: compute on a real column, store nothing
+  const int64_t plane = G.plane();
+  const int64_t n0 = G.idx(i, j);
+  const int64_t step = upper ? -plane : plane;
+  const VadvStep D = upper ? S.mirrored() : S;
+  // Level t of this lane is k = t (lower) or nz-1-t (upper); it reads phi(k), w and phi of its next level:
+  // w(k+1/2), phi(k+1) below; w(k-1/2), phi(k-1) above. Both exist iff t + 1 < nz.
+  const int64_t kn0 = upper ? nz - 2 : 0;  // w index of level 0's next interface
+  const double* lphi = in + n0 + plane * (upper ? nz - 2 : 1);
+  const double* lw = w + n0 + plane * kn0;
+  double rphi[kAhead], rw[kAhead];  // slot t % kAhead: phi and w of level t's next level
+#pragma unroll
+  for (int m = 0; m < kAhead; ++m) {
+    const bool ok = m < nl && m + 1 < nz;
+    rphi[m] = ok ? __ldcs(lphi) : 0.0;
+    rw[m] = ok ? __ldcs(lw) : 0.0;
+    lphi += step;
+    lw += step;
+  }
+  VadvStep::Carry cs;
+  double phi = __ldcs(in + n0 + (upper ? plane * (nz - 1) : 0));
+  double* cps = s_cp + lane;
+  double dp[kTwistLevels];
+#pragma unroll
+  for (int t = 0; t < kTwistLevels; ++t) {
+    if (t >= nl) break;
+    const double wp = rw[t % kAhead], phip = rphi[t % kAhead];
+    const bool more = t + kAhead < nl && t + kAhead + 1 < nz;
+    rphi[t % kAhead] = more ? __ldcs(lphi) : 0.0;
+    rw[t % kAhead] = more ? __ldcs(lw) : 0.0;
+    lphi += step;
+    lw += step;
+    D.forward(cs, wp, phi, phip);
+    cps[t * kCols] = cs.cp;
+    dp[t] = cs.dp;
+    phi = phip;
+  }
+  // Lower lane: c'_m, d'_m; upper lane: a''_{m+1}, d''_{m+1} (zero when nz = 1).
+  const double ocp = __shfl_xor_sync(0xffffffffu, cs.cp, kTwistCols);
+  const double odp = __shfl_xor_sync(0xffffffffu, cs.dp, kTwistCols);
+  double xm, xn;
+  if (upper) VadvStep::meet(ocp, odp, cs.cp, cs.dp, xm, xn);
+  else VadvStep::meet(cs.cp, cs.dp, ocp, odp, xm, xn);
+  // Back substitution outwards from the meeting point: x_k = d'_k - c'_k x_{k+1} below, d''_k - a''_k x_{k-1}
+  // above, to out with streaming stores.
+  double x = upper ? xn : xm;
+  double* o = out + n0 + (upper ? plane * (nz - 1) : 0) + step * (nl - 1);
+  if (live && nl > 0) __stcs(o, x);
+#pragma unroll
+  for (int t = kTwistLevels - 2; t >= 0; --t) {
+    if (t < nl - 1) {
+      x = VadvStep::back(dp[t], cps[t * kCols], x);
+      o -= step;
+      if (live) __stcs(o, x);
+    }
+  }
+}
+
 // Raise a kernel's dynamic shared-memory limit to `bytes` (once per increase) and prefer shared memory
 // over L1 in the carveout.
 template <class Kernel>
@@ -308,8 +392,27 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   // reg / smem forces one where it fits (read per call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   const std::string want = e && *e ? e : "auto";
-  if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf")
-    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected auto, ring, reg, smem, ringf or regf");
+  const int twist = want == "twist" ? 8 : want == "twist12" ? 12 : want == "twist16" ? 16 : want == "twist4" ? 4 : 0;
+  if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" && !twist)
+    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
+                  "': expected auto, ring, reg, smem, ringf, regf, twist, twist4, twist12 or twist16");
+  if (twist && gr.nz <= kRegLevels) {
+    const size_t tb = size_t(kTwistLevels) * kCols * sizeof(double);
+    const dim3 tg(unsigned((gr.sx() * gr.ny + kTwistCols - 1) / kTwistCols));
+    const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
+    const VadvStep S = VadvStep::make(vp);
+    static size_t r4 = 0, r8 = 0, r12 = 0, r16 = 0;
+    allow_smem(vadv_column_twist<4>, tb, r4);
+    allow_smem(vadv_column_twist<8>, tb, r8);
+    allow_smem(vadv_column_twist<12>, tb, r12);
+    allow_smem(vadv_column_twist<16>, tb, r16);
+    if (twist == 4) vadv_column_twist<4><<<tg, kCols, tb, ts>>>(gr, S, in, w, out);
+    else if (twist == 8) vadv_column_twist<8><<<tg, kCols, tb, ts>>>(gr, S, in, w, out);
+    else if (twist == 12) vadv_column_twist<12><<<tg, kCols, tb, ts>>>(gr, S, in, w, out);
+    else vadv_column_twist<16><<<tg, kCols, tb, ts>>>(gr, S, in, w, out);
+    TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
+    return true;
+  }
   const bool big = gr.nx * gr.ny >= (int64_t(1) << 18);
   const bool flat = want == "ringf" || want == "regf" || (want == "auto" && !big);
   // auto: the ring from 2^18 columns (512^2) up, where it measured 3-5 % faster than the register form

@@ -86,6 +86,23 @@ struct VadvStep {
     s.cm = c;
     s.wm = wp;
   }
+  // The same elimination run from the top of the column down ("twisted" Thomas, below): with the signs of
+  // hr and her flipped, forward(s, w(k-1/2), phi(k), phi(k-1)) at level k, carrying from level k+1, forms
+  // row k with the roles of a_k and c_k exchanged (c = -hr w(k-1/2) = a_k, b and d unchanged, the carried
+  // -hr w(k+1/2) = -c_k) and returns a''_k = a_k / den, d''_k = (d_k - c_k d''_{k+1}) / den with
+  // den = b_k - c_k a''_{k+1}: then x_k = d''_k - a''_k x_{k-1}, which back() evaluates as well.
+  TESSERA_HD VadvStep mirrored() const { return VadvStep{-hr, -her}; }
+  // Where the two eliminations meet: the lower sweep ends at level m with x_m = d'_m - c'_m x_{m+1}, the
+  // upper one at m + 1 with x_{m+1} = d''_{m+1} - a''_{m+1} x_m; solves the 2 x 2 system for both.
+  TESSERA_HD static void meet(double cpm, double dpm, double apn, double dpn, double& xm, double& xn) {
+#if defined(__CUDA_ARCH__)
+    xm = fma(-cpm, dpn, dpm) * recip(fma(-cpm, apn, 1.0));
+    xn = fma(-apn, xm, dpn);
+#else
+    xm = (dpm - cpm * dpn) / (1.0 - cpm * apn);
+    xn = dpn - apn * xm;
+#endif
+  }
   // Back substitution: x_k = d'_k - c'_k x_{k+1}.
   TESSERA_HD static double back(double dpk, double cpk, double xp) {
 #if defined(__CUDA_ARCH__)
@@ -105,6 +122,14 @@ void vadv_columns(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, co
 // The portable one-thread-per-column form: c' in scratch, d' in out, on either back end.
 void vadv_columns_portable(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in,
                            const double* w, double* scratch, double* out);
+// The same system solved by the twisted (two-sided) Thomas algorithm: levels 0 .. m = ceil(nz/2) - 1
+// eliminated upwards as in the Thomas sweep, levels nz-1 .. m+1 downwards (VadvStep::mirrored), the two
+// unknowns where they meet from a 2 x 2 system (VadvStep::meet), then each half substituted back
+// outwards. Lower half bit-identical to the Thomas forward sweep, the result equal to it to rounding.
+// Each half is a chain of ceil(nz/2) levels, so two threads can share a column: the reference for the
+// tuned CUDA form `twist` (vadv_cuda.cpp), which must equal it bit for bit on the device.
+void vadv_columns_portable_twisted(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in,
+                                   const double* w, double* scratch, double* out);
 
 // Largest |w| dt / dz over interior columns (diagnostic for the caller's stability check).
 double vadv_max_courant(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* w);
