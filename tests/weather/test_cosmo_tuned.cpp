@@ -173,11 +173,12 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   // The ring form (the default from 2^18 columns: phi and w through a cp.async ring of 14 levels,
   // zero-filled above the column; 1, 2 and 17 levels end inside the first ring) as well.
   // The flat forms (ringf, regf: warps over the padded rows) too, and auto (regf on this grid).
-  // The twisted forms (two lanes per column, 4 to 16 levels ahead) against the portable twisted solve
+  // The twisted forms (two lanes per column, 4 to 16 levels ahead; twistb: the two halves in two warps) against the portable twisted solve
   // (same VadvStep calls, bit for bit) where they run (up to 80 levels), else against the Thomas path.
   const std::string kernel = GENERATE(std::string("auto"), std::string("ring"), std::string("reg"), std::string("smem"),
                                       std::string("ringf"), std::string("regf"), std::string("twist"),
-                                      std::string("twist4"), std::string("twist12"), std::string("twist16"));
+                                      std::string("twist4"), std::string("twist12"), std::string("twist16"),
+                                      std::string("twistb"), std::string("twistb4"));
   const bool twisted = kernel.rfind("twist", 0) == 0 && nz <= 80;
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).

@@ -294,18 +294,26 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
 // rounding. Flat columns (as column_range<true>, 16 per warp, each half-warp's level 128 B aligned); lanes
 // of ghost positions compute on their clamped column and store nothing, so the shuffle sees a whole warp.
 constexpr int kTwistLevels = kRegLevels / 2;
-constexpr int kTwistCols = kCols / 2;
 
-template <int kAhead>
-__global__ void __launch_bounds__(kCols) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
+// kPairWarps = false: the two lanes of a column are l and l + 16 of one warp (16 columns per block of 32
+// threads, exchange by shuffle). true: warp 0 of a 64-thread block takes the lower halves of 32 columns and
+// warp 1 the upper halves (each warp's level is 256 B, as in the one-lane forms), exchange through shared
+// memory behind one barrier.
+template <bool kPairWarps>
+constexpr int twist_cols() { return kPairWarps ? kCols : kCols / 2; }
+
+template <int kAhead, bool kPairWarps>
+__global__ void __launch_bounds__(2 * twist_cols<kPairWarps>()) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out) {
-  extern __shared__ double s_cp[];  // [kTwistLevels][kCols]: c'_k (lower lanes), a''_k (upper lanes)
+  constexpr int kTC = twist_cols<kPairWarps>();  // columns per block
+  constexpr int kT = 2 * kTC;                    // threads per block
+  extern __shared__ double s_cp[];  // [kTwistLevels][kT]: c'_k (lower lanes), a''_k (upper lanes); then 2 x kT
   const int lane = threadIdx.x;
-  const bool upper = lane >= kTwistCols;
+  const bool upper = lane >= kTC;
   const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
   const int nt = (nz + 1) / 2;
   const int nl = upper ? nz - nt : nt;  // levels of this lane
-  const int64_t v = int64_t(blockIdx.x) * kTwistCols + (lane & (kTwistCols - 1)), sx = G.sx();
+  const int64_t v = int64_t(blockIdx.x) * kTC + (lane & (kTC - 1)), sx = G.sx();
   int64_t j = v / sx;
   const int64_t i = v - j * sx - G.g;
   const bool live = j < G.ny && i >= 0 && i < G.nx;
@@ -316,9 +324,8 @@ __global__ void __launch_bounds__(kCols) vadv_column_twist(Grid G, VadvStep S, c
   const VadvStep D = upper ? S.mirrored() : S;
   // Level t of this lane is k = t (lower) or nz-1-t (upper); it reads phi(k), w and phi of its next level:
   // w(k+1/2), phi(k+1) below; w(k-1/2), phi(k-1) above. Both exist iff t + 1 < nz.
-  const int64_t kn0 = upper ? nz - 2 : 0;  // w index of level 0's next interface
   const double* lphi = in + n0 + plane * (upper ? nz - 2 : 1);
-  const double* lw = w + n0 + plane * kn0;
+  const double* lw = w + n0 + plane * (upper ? nz - 2 : 0);
   double rphi[kAhead], rw[kAhead];  // slot t % kAhead: phi and w of level t's next level
 #pragma unroll
   for (int m = 0; m < kAhead; ++m) {
@@ -342,13 +349,23 @@ __global__ void __launch_bounds__(kCols) vadv_column_twist(Grid G, VadvStep S, c
     lphi += step;
     lw += step;
     D.forward(cs, wp, phi, phip);
-    cps[t * kCols] = cs.cp;
+    cps[t * kT] = cs.cp;
     dp[t] = cs.dp;
     phi = phip;
   }
   // Lower lane: c'_m, d'_m; upper lane: a''_{m+1}, d''_{m+1} (zero when nz = 1).
-  const double ocp = __shfl_xor_sync(0xffffffffu, cs.cp, kTwistCols);
-  const double odp = __shfl_xor_sync(0xffffffffu, cs.dp, kTwistCols);
+  double ocp, odp;
+  if constexpr (kPairWarps) {
+    double* xch = s_cp + kTwistLevels * kT;
+    xch[lane] = cs.cp;
+    xch[kT + lane] = cs.dp;
+    __syncthreads();
+    ocp = xch[lane ^ kTC];
+    odp = xch[kT + (lane ^ kTC)];
+  } else {
+    ocp = __shfl_xor_sync(0xffffffffu, cs.cp, kTC);
+    odp = __shfl_xor_sync(0xffffffffu, cs.dp, kTC);
+  }
   double xm, xn;
   if (upper) VadvStep::meet(ocp, odp, cs.cp, cs.dp, xm, xn);
   else VadvStep::meet(cs.cp, cs.dp, ocp, odp, xm, xn);
@@ -360,7 +377,7 @@ __global__ void __launch_bounds__(kCols) vadv_column_twist(Grid G, VadvStep S, c
 #pragma unroll
   for (int t = kTwistLevels - 2; t >= 0; --t) {
     if (t < nl - 1) {
-      x = VadvStep::back(dp[t], cps[t * kCols], x);
+      x = VadvStep::back(dp[t], cps[t * kT], x);
       o -= step;
       if (live) __stcs(o, x);
     }
@@ -392,24 +409,32 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   // reg / smem forces one where it fits (read per call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   const std::string want = e && *e ? e : "auto";
-  const int twist = want == "twist" ? 8 : want == "twist12" ? 12 : want == "twist16" ? 16 : want == "twist4" ? 4 : 0;
+  const bool tb = want.rfind("twistb", 0) == 0;
+  const int twist = want == "twist" || want == "twistb" ? 8 : want == "twist4" || want == "twistb4" ? 4
+                    : want == "twist12" || want == "twistb12" ? 12 : want == "twist16" ? 16 : 0;
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" && !twist)
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, ring, reg, smem, ringf, regf, twist, twist4, twist12 or twist16");
+                  "': expected auto, ring, reg, smem, ringf, regf, twist, twist4, twist12, twist16, twistb, twistb4 or twistb12");
   if (twist && gr.nz <= kRegLevels) {
-    const size_t tb = size_t(kTwistLevels) * kCols * sizeof(double);
-    const dim3 tg(unsigned((gr.sx() * gr.ny + kTwistCols - 1) / kTwistCols));
+    const int tc = tb ? twist_cols<true>() : twist_cols<false>();
+    const size_t bytes = (size_t(kTwistLevels) + 2) * 2 * tc * sizeof(double);
+    const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
     const VadvStep S = VadvStep::make(vp);
-    static size_t r4 = 0, r8 = 0, r12 = 0, r16 = 0;
-    allow_smem(vadv_column_twist<4>, tb, r4);
-    allow_smem(vadv_column_twist<8>, tb, r8);
-    allow_smem(vadv_column_twist<12>, tb, r12);
-    allow_smem(vadv_column_twist<16>, tb, r16);
-    if (twist == 4) vadv_column_twist<4><<<tg, kCols, tb, ts>>>(gr, S, in, w, out);
-    else if (twist == 8) vadv_column_twist<8><<<tg, kCols, tb, ts>>>(gr, S, in, w, out);
-    else if (twist == 12) vadv_column_twist<12><<<tg, kCols, tb, ts>>>(gr, S, in, w, out);
-    else vadv_column_twist<16><<<tg, kCols, tb, ts>>>(gr, S, in, w, out);
+    auto go = [&](auto kernel) {
+      TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+      kernel<<<tg, 2 * tc, bytes, ts>>>(gr, S, in, w, out);
+    };
+    if (tb) {
+      if (twist == 4) go(vadv_column_twist<4, true>);
+      else if (twist == 8) go(vadv_column_twist<8, true>);
+      else go(vadv_column_twist<12, true>);
+    } else {
+      if (twist == 4) go(vadv_column_twist<4, false>);
+      else if (twist == 8) go(vadv_column_twist<8, false>);
+      else if (twist == 12) go(vadv_column_twist<12, false>);
+      else go(vadv_column_twist<16, false>);
+    }
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
   }
