@@ -178,7 +178,8 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   const std::string kernel = GENERATE(std::string("auto"), std::string("ring"), std::string("reg"), std::string("smem"),
                                       std::string("ringf"), std::string("regf"), std::string("twist"),
                                       std::string("twist4"), std::string("twist12"), std::string("twist16"),
-                                      std::string("twistb"), std::string("twistb4"));
+                                      std::string("twistb"), std::string("twistb4"), std::string("twistr"),
+                                      std::string("twistr4"));
   const bool twisted = kernel.rfind("twist", 0) == 0 && nz <= 80;
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).

@@ -302,7 +302,7 @@ constexpr int kTwistLevels = kRegLevels / 2;
 template <bool kPairWarps>
 constexpr int twist_cols() { return kPairWarps ? kCols : kCols / 2; }
 
-template <int kAhead, bool kPairWarps>
+template <int kAhead, bool kPairWarps, bool kCpRegs = false>
 __global__ void __launch_bounds__(2 * twist_cols<kPairWarps>()) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out) {
   constexpr int kTC = twist_cols<kPairWarps>();  // columns per block
@@ -337,8 +337,9 @@ __global__ void __launch_bounds__(2 * twist_cols<kPairWarps>()) vadv_column_twis
   }
   VadvStep::Carry cs;
   double phi = __ldcs(in + n0 + (upper ? plane * (nz - 1) : 0));
+  constexpr int kSmemLevels = kCpRegs ? 0 : kTwistLevels;  // c' in shared memory or in registers
   double* cps = s_cp + lane;
-  double dp[kTwistLevels];
+  double dp[kTwistLevels], cpr[kCpRegs ? kTwistLevels : 1];
 #pragma unroll
   for (int t = 0; t < kTwistLevels; ++t) {
     if (t >= nl) break;
@@ -349,14 +350,15 @@ __global__ void __launch_bounds__(2 * twist_cols<kPairWarps>()) vadv_column_twis
     lphi += step;
     lw += step;
     D.forward(cs, wp, phi, phip);
-    cps[t * kT] = cs.cp;
+    if constexpr (kCpRegs) cpr[t] = cs.cp;
+    else cps[t * kT] = cs.cp;
     dp[t] = cs.dp;
     phi = phip;
   }
   // Lower lane: c'_m, d'_m; upper lane: a''_{m+1}, d''_{m+1} (zero when nz = 1).
   double ocp, odp;
   if constexpr (kPairWarps) {
-    double* xch = s_cp + kTwistLevels * kT;
+    double* xch = s_cp + kSmemLevels * kT;
     xch[lane] = cs.cp;
     xch[kT + lane] = cs.dp;
     __syncthreads();
@@ -377,7 +379,8 @@ __global__ void __launch_bounds__(2 * twist_cols<kPairWarps>()) vadv_column_twis
 #pragma unroll
   for (int t = kTwistLevels - 2; t >= 0; --t) {
     if (t < nl - 1) {
-      x = VadvStep::back(dp[t], cps[t * kT], x);
+      if constexpr (kCpRegs) x = VadvStep::back(dp[t], cpr[t], x);
+      else x = VadvStep::back(dp[t], cps[t * kT], x);
       o -= step;
       if (live) __stcs(o, x);
     }
@@ -392,6 +395,16 @@ void allow_smem(Kernel k, size_t bytes, size_t& raised) {
   TESSERA_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   TESSERA_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
   raised = bytes;
+}
+
+// TESSERA_VADV_CARVEOUT (measurement): the shared-memory carveout preference in percent for the next launch
+// (`default` lets the driver choose); unset keeps each form's own choice.
+template <class Kernel>
+void carveout_override(Kernel k) {
+  const char* c = std::getenv("TESSERA_VADV_CARVEOUT");
+  if (!c || !*c) return;
+  const int pct = std::string(c) == "default" ? int(cudaSharedmemCarveoutDefault) : std::atoi(c);
+  TESSERA_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, pct));
 }
 
 }  // namespace
@@ -409,23 +422,29 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   // reg / smem forces one where it fits (read per call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   const std::string want = e && *e ? e : "auto";
-  const bool tb = want.rfind("twistb", 0) == 0;
-  const int twist = want == "twist" || want == "twistb" ? 8 : want == "twist4" || want == "twistb4" ? 4
+  const bool tr = want.rfind("twistr", 0) == 0;
+  const bool tb = want.rfind("twistb", 0) == 0 || tr;
+  const int twist = want == "twist" || want == "twistb" || want == "twistr" ? 8
+                    : want == "twist4" || want == "twistb4" || want == "twistr4" ? 4
                     : want == "twist12" || want == "twistb12" ? 12 : want == "twist16" ? 16 : 0;
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" && !twist)
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, ring, reg, smem, ringf, regf, twist, twist4, twist12, twist16, twistb, twistb4 or twistb12");
+                  "': expected auto, ring, reg, smem, ringf, regf, twist, twist4, twist12, twist16, twistb, twistb4, twistb12, twistr or twistr4");
   if (twist && gr.nz <= kRegLevels) {
     const int tc = tb ? twist_cols<true>() : twist_cols<false>();
-    const size_t bytes = (size_t(kTwistLevels) + 2) * 2 * tc * sizeof(double);
+    const size_t bytes = (size_t(tr ? 0 : kTwistLevels) + 2) * 2 * tc * sizeof(double);
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
     const VadvStep S = VadvStep::make(vp);
     auto go = [&](auto kernel) {
       TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+      carveout_override(kernel);
       kernel<<<tg, 2 * tc, bytes, ts>>>(gr, S, in, w, out);
     };
-    if (tb) {
+    if (tr) {
+      if (twist == 4) go(vadv_column_twist<4, true, true>);
+      else go(vadv_column_twist<8, true, true>);
+    } else if (tb) {
       if (twist == 4) go(vadv_column_twist<4, true>);
       else if (twist == 8) go(vadv_column_twist<8, true>);
       else go(vadv_column_twist<12, true>);
@@ -464,6 +483,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     static size_t raised = 0, raised_f = 0;
     allow_smem(vadv_column_ring<false>, bytes, raised);
     allow_smem(vadv_column_ring<true>, bytes, raised_f);
+    carveout_override(flat ? vadv_column_ring<true> : vadv_column_ring<false>);
     if (flat) vadv_column_ring<true><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
     else vadv_column_ring<false><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_ring");
@@ -471,6 +491,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     static size_t raised = 0, raised_f = 0;
     allow_smem(vadv_column_reg<false>, bytes, raised);
     allow_smem(vadv_column_reg<true>, bytes, raised_f);
+    carveout_override(flat ? vadv_column_reg<true> : vadv_column_reg<false>);
     if (flat) vadv_column_reg<true><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
     else vadv_column_reg<false><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_reg");
