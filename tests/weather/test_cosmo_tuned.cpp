@@ -179,7 +179,8 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
                                       std::string("ringf"), std::string("regf"), std::string("twist"),
                                       std::string("twist4"), std::string("twist12"), std::string("twist16"),
                                       std::string("twistb"), std::string("twistb4"), std::string("twistr"),
-                                      std::string("twistr4"));
+                                      std::string("twistr4"), std::string("twistq4"), std::string("twisto4"),
+                                      std::string("twistt3"), std::string("twistt4"), std::string("twistt5"));
   const bool twisted = kernel.rfind("twist", 0) == 0 && nz <= 80;
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).

@@ -299,13 +299,10 @@ constexpr int kTwistLevels = kRegLevels / 2;
 // threads, exchange by shuffle). true: warp 0 of a 64-thread block takes the lower halves of 32 columns and
 // warp 1 the upper halves (each warp's level is 256 B, as in the one-lane forms), exchange through shared
 // memory behind one barrier.
-template <bool kPairWarps>
-constexpr int twist_cols() { return kPairWarps ? kCols : kCols / 2; }
-
-template <int kAhead, bool kPairWarps, bool kCpRegs = false>
-__global__ void __launch_bounds__(2 * twist_cols<kPairWarps>()) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
+template <int kAhead, int kTC, bool kCpRegs = false>
+__global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out) {
-  constexpr int kTC = twist_cols<kPairWarps>();  // columns per block
+  constexpr bool kPairWarps = kTC >= kCols;  // kTC columns per block
   constexpr int kT = 2 * kTC;                    // threads per block
   extern __shared__ double s_cp[];  // [kTwistLevels][kT]: c'_k (lower lanes), a''_k (upper lanes); then 2 x kT
   const int lane = threadIdx.x;
@@ -387,6 +384,145 @@ __global__ void __launch_bounds__(2 * twist_cols<kPairWarps>()) vadv_column_twis
   }
 }
 
+// ---- sm_90 PTX: mbarrier and bulk copies (PTX ISA 8.0) ----
+__device__ __forceinline__ uint32_t smem_u32(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void mbar_init(uint64_t* b, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(b)), "r"(count) : "memory");
+}
+__device__ __forceinline__ void mbar_fence_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+// The lanes' generic reads of a ring slot before the next bulk copy (async proxy) writes it.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* b, uint32_t bytes) {
+  asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 st, [%0], %1;\n\t}" ::"r"(
+                   smem_u32(b)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void mbar_wait(uint64_t* b, uint32_t parity) {
+  uint32_t done;
+  do {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.b32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(smem_u32(b)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes, uint64_t* b) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   smem_u32(dst)),
+               "l"(__cvta_generic_to_global(src)), "r"(bytes), "r"(smem_u32(b))
+               : "memory");
+}
+
+// Twisted form with a bulk-copy ring (`twistt`): twistb's two warps per 32 columns, but each warp's
+// phi and w rows of the levels ahead come into a ring of kDepth slots in shared memory by one
+// cp.async.bulk per row (lane 0 issues, an mbarrier per slot counts the bytes), not through the lanes'
+// loads: the bytes in flight then take neither registers nor L1 lines (ncu on twistb: 58 % of the cycles
+// between a warp's instructions waited on L1TEX, and a larger L1 share of the carveout made every form
+// faster). A row of 32 doubles starts 8-byte aligned; the copy takes the 16-byte aligned 256 or 272 B
+// around it. The flat positions of the last block reach up to 31 past row ny-1 plus 2 for the alignment:
+// twist_tma_fits checks that the top ghost rows cover them.
+constexpr int kRowSlot = kCols + 2;  // doubles per ring row (272 B)
+
+inline size_t twist_tma_smem(int depth) {
+  return size_t(kTwistLevels) * 2 * kCols * sizeof(double)           // c'
+         + size_t(2) * depth * 2 * kRowSlot * sizeof(double)        // ring: [warp][slot][phi, w][34]
+         + size_t(2) * 2 * kCols * sizeof(double)                   // exchange
+         + size_t(2) * depth * sizeof(uint64_t);                    // mbarriers
+}
+inline bool twist_tma_fits(const Grid& gr) { return gr.g * gr.sx() >= kCols + 2; }
+
+template <int kDepth>
+__global__ void __launch_bounds__(2 * kCols) vadv_column_twist_tma(Grid G, VadvStep S, const double* __restrict__ in,
+                                                                   const double* __restrict__ w, double* __restrict__ out) {
+  constexpr int kT = 2 * kCols;
+  extern __shared__ __align__(16) double s_mem[];
+  double* s_cp = s_mem;                                   // [kTwistLevels][kT]
+  const int warp = threadIdx.x / kCols, lane = threadIdx.x % kCols;
+  double* ring = s_mem + kTwistLevels * kT + warp * kDepth * 2 * kRowSlot;  // this warp's [kDepth][2][kRowSlot]
+  double* xch = s_mem + kTwistLevels * kT + 2 * kDepth * 2 * kRowSlot;     // [2][kT]
+  uint64_t* bar = reinterpret_cast<uint64_t*>(xch + 2 * kT) + warp * kDepth;
+  const bool upper = warp == 1;
+  const int nz = int(G.nz);
+  const int nt = (nz + 1) / 2;
+  const int nl = upper ? nz - nt : nt;
+  const int nload = nz > 1 ? nl : 0;  // levels of this warp that read a next level
+  const int64_t v0 = int64_t(blockIdx.x) * kCols, v = v0 + lane, sx = G.sx();
+  const int64_t j = v / sx, i = v - j * sx - G.g;
+  const bool live = j < G.ny && i >= 0 && i < G.nx;
+  const int64_t plane = G.plane();
+  const int64_t row0 = G.idx(-G.g, 0) + v0;  // the warp's row of 32 positions at level 0
+  const int64_t n0 = row0 + lane;
+  if (lane == 0) {
+    for (int q = 0; q < kDepth; ++q) mbar_init(&bar[q], 1);
+    mbar_fence_init();
+  }
+  __syncwarp();
+  // Level t's next level: phi(t + 1), w(t) below; phi(nz - 2 - t), w(nz - 2 - t) above.
+  auto lvl_phi = [&](int t) { return upper ? nz - 2 - t : t + 1; };
+  auto lvl_w = [&](int t) { return upper ? nz - 2 - t : t; };
+  auto issue = [&](int t) {
+    if (lane == 0 && t < nload) {
+      double* slot = ring + (t % kDepth) * 2 * kRowSlot;
+      const double* ap = in + row0 + plane * lvl_phi(t);
+      const double* aw = w + row0 + plane * lvl_w(t);
+      const double* pp = reinterpret_cast<const double*>(uintptr_t(ap) & ~uintptr_t(15));
+      const double* pw = reinterpret_cast<const double*>(uintptr_t(aw) & ~uintptr_t(15));
+      const uint32_t bp = pp == ap ? 256u : 272u, bw = pw == aw ? 256u : 272u;
+      fence_proxy_async();
+      mbar_arrive_expect_tx(&bar[t % kDepth], bp + bw);
+      bulk_load(slot, pp, bp, &bar[t % kDepth]);
+      bulk_load(slot + kRowSlot, pw, bw, &bar[t % kDepth]);
+    }
+  };
+#pragma unroll
+  for (int t = 0; t < kDepth; ++t) issue(t);
+  const VadvStep D = upper ? S.mirrored() : S;
+  VadvStep::Carry cs;
+  double phi = __ldcs(in + n0 + (upper ? plane * (nz - 1) : 0));
+  double* cps = s_cp + threadIdx.x;
+  double dp[kTwistLevels];
+#pragma unroll
+  for (int t = 0; t < kTwistLevels; ++t) {
+    if (t >= nl) break;
+    double wp = 0.0, phip = 0.0;
+    if (t < nload) {
+      mbar_wait(&bar[t % kDepth], uint32_t(t / kDepth) & 1u);
+      const double* slot = ring + (t % kDepth) * 2 * kRowSlot;
+      const int op = int((uintptr_t(in + row0 + plane * lvl_phi(t)) >> 3) & 1u);
+      const int ow = int((uintptr_t(w + row0 + plane * lvl_w(t)) >> 3) & 1u);
+      phip = slot[op + lane];
+      wp = slot[kRowSlot + ow + lane];
+      __syncwarp();
+      issue(t + kDepth);
+    }
+    D.forward(cs, wp, phi, phip);
+    cps[t * kT] = cs.cp;
+    dp[t] = cs.dp;
+    phi = phip;
+  }
+  xch[threadIdx.x] = cs.cp;
+  xch[kT + threadIdx.x] = cs.dp;
+  __syncthreads();
+  const double ocp = xch[threadIdx.x ^ kCols], odp = xch[kT + (threadIdx.x ^ kCols)];
+  double xm, xn;
+  if (upper) VadvStep::meet(ocp, odp, cs.cp, cs.dp, xm, xn);
+  else VadvStep::meet(cs.cp, cs.dp, ocp, odp, xm, xn);
+  const int64_t step = upper ? -plane : plane;
+  double x = upper ? xn : xm;
+  double* o = out + n0 + (upper ? plane * (nz - 1) : 0) + step * (nl - 1);
+  if (live && nl > 0) __stcs(o, x);
+#pragma unroll
+  for (int t = kTwistLevels - 2; t >= 0; --t) {
+    if (t < nl - 1) {
+      x = VadvStep::back(dp[t], cps[t * kT], x);
+      o -= step;
+      if (live) __stcs(o, x);
+    }
+  }
+}
+
 // Raise a kernel's dynamic shared-memory limit to `bytes` (once per increase) and prefer shared memory
 // over L1 in the carveout.
 template <class Kernel>
@@ -422,37 +558,57 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   // reg / smem forces one where it fits (read per call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   const std::string want = e && *e ? e : "auto";
-  const bool tr = want.rfind("twistr", 0) == 0;
-  const bool tb = want.rfind("twistb", 0) == 0 || tr;
-  const int twist = want == "twist" || want == "twistb" || want == "twistr" ? 8
-                    : want == "twist4" || want == "twistb4" || want == "twistr4" ? 4
-                    : want == "twist12" || want == "twistb12" ? 12 : want == "twist16" ? 16 : 0;
-  if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" && !twist)
-    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, ring, reg, smem, ringf, regf, twist, twist4, twist12, twist16, twistb, twistb4, twistb12, twistr or twistr4");
+  // Twisted forms by name: twist (16 columns per block, lanes l, l + 16), twistb (32 columns, a warp per
+  // half), twistq (64 columns), twisto (128 columns), twistr (twistb with c' in registers), twistt (twistb
+  // with phi and w through a bulk-copy ring in shared memory); the digits are the levels ahead.
+  struct TwistName {
+    const char* name;
+    int id;
+  };
+  static constexpr TwistName kTwists[] = {{"twist", 1},    {"twist4", 2},   {"twist12", 3},  {"twist16", 4},
+                                          {"twistb", 5},   {"twistb4", 6},  {"twistb12", 7}, {"twistr", 8},
+                                          {"twistr4", 9},  {"twistq4", 10}, {"twisto4", 11}, {"twistt4", 12},
+                                          {"twistt5", 13}, {"twistt3", 14}};
+  int twist = 0;
+  for (const TwistName& t : kTwists)
+    if (want == t.name) twist = t.id;
+  if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" && !twist) {
+    std::string names = "auto, ring, reg, smem, ringf, regf";
+    for (const TwistName& t : kTwists) names += std::string(", ") + t.name;
+    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected one of " + names);
+  }
+  if (twist >= 12 && !twist_tma_fits(gr)) twist = 6;  // the ring's rows would reach past the array: twistb4
   if (twist && gr.nz <= kRegLevels) {
-    const int tc = tb ? twist_cols<true>() : twist_cols<false>();
-    const size_t bytes = (size_t(tr ? 0 : kTwistLevels) + 2) * 2 * tc * sizeof(double);
+    const int tc = twist <= 4 ? 16 : twist == 10 ? 64 : twist == 11 ? 128 : 32;
+    const int depth = twist == 12 ? 4 : twist == 13 ? 5 : twist == 14 ? 3 : 0;
+    const size_t bytes = twist >= 12 ? twist_tma_smem(depth)
+                                     : (size_t(twist == 8 || twist == 9 ? 0 : kTwistLevels) + 2) * 2 * tc * sizeof(double);
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
     const VadvStep S = VadvStep::make(vp);
     auto go = [&](auto kernel) {
       TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+      if (depth)
+        TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                cudaSharedmemCarveoutMaxShared));
       carveout_override(kernel);
       kernel<<<tg, 2 * tc, bytes, ts>>>(gr, S, in, w, out);
     };
-    if (tr) {
-      if (twist == 4) go(vadv_column_twist<4, true, true>);
-      else go(vadv_column_twist<8, true, true>);
-    } else if (tb) {
-      if (twist == 4) go(vadv_column_twist<4, true>);
-      else if (twist == 8) go(vadv_column_twist<8, true>);
-      else go(vadv_column_twist<12, true>);
-    } else {
-      if (twist == 4) go(vadv_column_twist<4, false>);
-      else if (twist == 8) go(vadv_column_twist<8, false>);
-      else if (twist == 12) go(vadv_column_twist<12, false>);
-      else go(vadv_column_twist<16, false>);
+    switch (twist) {
+      case 1: go(vadv_column_twist<8, 16>); break;
+      case 2: go(vadv_column_twist<4, 16>); break;
+      case 3: go(vadv_column_twist<12, 16>); break;
+      case 4: go(vadv_column_twist<16, 16>); break;
+      case 5: go(vadv_column_twist<8, 32>); break;
+      case 6: go(vadv_column_twist<4, 32>); break;
+      case 7: go(vadv_column_twist<12, 32>); break;
+      case 8: go(vadv_column_twist<8, 32, true>); break;
+      case 9: go(vadv_column_twist<4, 32, true>); break;
+      case 10: go(vadv_column_twist<4, 64>); break;
+      case 11: go(vadv_column_twist<4, 128>); break;
+      case 12: go(vadv_column_twist_tma<4>); break;
+      case 13: go(vadv_column_twist_tma<5>); break;
+      default: go(vadv_column_twist_tma<3>); break;
     }
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
