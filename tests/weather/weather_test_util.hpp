@@ -1,7 +1,12 @@
 // Helpers for the weather tests: random states on a grid, host/device copies.
 #pragma once
+#include <exception>
+#include <initializer_list>
 #include <random>
+#include <string>
 #include <vector>
+
+#include "catch_compat.hpp"
 
 #include "tessera/core/buffer.hpp"
 #include "tessera/weather/grid.hpp"
@@ -60,6 +65,21 @@ inline double max_diff_interior(const Grid& gr, const std::vector<double>& a, co
       m = std::max(m, std::abs(a[n] - b[n]));
     }
   return m;
+}
+
+// Runs f with the environment knob set to the unknown name `bad` and checks that it throws an error naming
+// `bad` and each of `names` (the kernel-shape knobs list what exists).
+template <class F>
+void check_knob_refused(const char* knob, const char* bad, F&& f, std::initializer_list<const char*> names) {
+  const tessera::test::ScopedEnv env(knob, bad);
+  try {
+    f();
+    FAIL(std::string(knob) + "=" + bad + " was accepted");
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    CHECK(what.find(bad) != std::string::npos);
+    for (const char* n : names) CHECK(what.find(n) != std::string::npos);
+  }
 }
 
 }  // namespace tessera::weather::test

@@ -1,26 +1,29 @@
-// The tuned CUDA COSMO vertical advection: one thread per column, the Thomas scratch kept on chip.
+// The tuned CUDA COSMO vertical advection: the column solve with its scratch kept on chip.
 //
 // The portable form writes c' to a scratch array and d' to out, then reads both back in the backward
 // sweep: 2 x 8 B per point of extra device-memory traffic beyond the protocol's phi, w read + out
 // written, and its per-level loads come one level at a time, so few bytes are in flight (24-30 % of the
-// copy bandwidth, bench/results/20261130T0057Z-*). Three on-chip kernels, all one warp of 32 adjacent
-// columns per block, all evaluating VadvStep's arithmetic so that results are bit-identical to
-// vadv_columns_portable on the device:
-//  - vadv_column_ring (up to kRegLevels = 80 levels, the default from 2^18 columns): phi and w through a
-//    14-level cp.async ring in shared memory, d'_k in registers (loops fully unrolled), c'_k in shared
-//    memory (20 KB + 7 KB per warp at 80 levels): eight warps per multiprocessor (217 registers).
-//  - vadv_column_reg (up to 80 levels, the default below 2^18 columns): the same with phi and w streamed
-//    through registers 8 levels ahead of the sweep (234 registers). Below 2^18 columns it runs "flat"
-//    (column_range: warps over the padded rows, so each level's 256 B are sector-aligned): 0.630 against
-//    0.615 at 256^2 x 80.
+// copy bandwidth, bench/results/20261130T0057Z-*). The on-chip kernels:
+//  - vadv_column_twist (up to kRegLevels = 80 levels, the default): the twisted Thomas solve, two threads
+//    per column, one eliminating from the bottom and one from the top (below); bit-identical to
+//    vadv_columns_portable_twisted on the device, equal to the Thomas sweep to rounding.
+// The one-thread-per-column forms, one warp of 32 adjacent columns per block, evaluate VadvStep's Thomas
+// arithmetic so that their results are bit-identical to vadv_columns_portable on the device:
+//  - vadv_column_ring (up to 80 levels; `ring`, `ringf`): phi and w through a 14-level cp.async ring in
+//    shared memory, d'_k in registers (loops fully unrolled), c'_k in shared memory (20 KB + 7 KB per warp
+//    at 80 levels): eight warps per multiprocessor (217 registers).
+//  - vadv_column_reg (up to 80 levels; `reg`, `regf`): the same with phi and w streamed through registers
+//    8 levels ahead of the sweep (234 registers); `regf` runs "flat" (column_range: warps over the padded
+//    rows, so each level's 256 B are sector-aligned).
 //  - vadv_column_smem (deeper columns while 2 nz x 32 x 8 B fit in a block's shared memory, ~450
-//    levels): the whole column of phi and w staged by cp.async and overwritten in place by d', c';
-//    five warps per multiprocessor at 80 levels.
+//    levels; the default there): the whole column of phi and w staged by cp.async and overwritten in
+//    place by d', c'; five warps per multiprocessor at 80 levels.
 // Beyond that the caller runs the portable path. Measured on an H200 (docs/performance.md, "COSMO
-// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: ring 0.58 / 0.63 / 0.67,
-// reg 0.62 / 0.61 / 0.64, flat reg 0.63 / 0.63 / 0.64 (c054c5b), smem 0.41 / 0.53 / 0.59 (bad3a93). All are latency-bound: the
-// scratch (1280 B per column at 80 levels) caps the columns per multiprocessor, and the few resident warps
-// wait on their level windows (ncu source counters); the 85 % goal is not met. Tried and dropped: d' through
+// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: twisted 0.72 / 0.75 / 0.78
+// (a8355cb); before it ring 0.58 / 0.63 / 0.67, flat reg 0.63 / 0.63 / 0.64 (c054c5b; 0.67 / 0.70 / 0.72
+// without the forced shared-memory carveout, ebebfae), smem 0.41 / 0.53 / 0.59 (bad3a93). All are
+// latency-bound: the scratch (1280 B per column at 80 levels) caps the columns per multiprocessor, and the
+// resident warps wait on their loads (ncu); the 85 % goal is not met. Tried and dropped: d' through
 // out in L2 (0.32-0.44: its round trip reached DRAM), a producer/consumer pair of warps per 32 columns
 // passing the rows (a, b, c, d) through a shared-memory ring with named barriers (0.42-0.46: four
 // blocks per multiprocessor, the producer's dependent instructions became the chain), and a persistent
@@ -283,34 +286,49 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
   }
 }
 
-// Twisted form (`twist`): two threads per column, lanes l and l + 16 of a warp. Lane l eliminates levels
-// 0 .. m = ceil(nz/2) - 1 upwards (the Thomas sweep), lane l + 16 levels nz-1 .. m+1 downwards with the
-// mirrored step (VadvStep::mirrored: the same instructions with hr, her negated), so both halves run one
-// instruction stream on different levels. They exchange their last c', d' by one shuffle, solve the 2 x 2
-// system where they meet (VadvStep::meet, both lanes alike) and substitute back outwards. Each thread
-// carries half a column: d' of kTwistLevels = 40 levels in registers, c' in shared memory (10 KB per warp),
-// and each column's chain of dependent levels is half as long as in the Thomas sweep. The result equals
-// vadv_columns_portable_twisted bit for bit (same VadvStep calls in the same order) and the Thomas sweep to
-// rounding. Flat columns (as column_range<true>, 16 per warp, each half-warp's level 128 B aligned); lanes
-// of ghost positions compute on their clamped column and store nothing, so the shuffle sees a whole warp.
+// Twisted forms (`twistq4`, the default up to kRegLevels levels; `twistb4`, `twisto4`): two threads per
+// column. A block of 2 kTC threads takes kTC adjacent flat positions (as column_range<true>: the padded
+// rows 0 .. ny-1 as one sequence, ghost columns included); its first kTC threads eliminate levels
+// 0 .. m = ceil(nz/2) - 1 of their columns upwards (the Thomas sweep), the other kTC levels nz-1 .. m+1
+// downwards with the mirrored step (VadvStep::mirrored: the same instructions with hr, her negated), so
+// every warp runs one instruction stream. The two threads of a column exchange their last c', d' through
+// shared memory behind one barrier, both solve the 2 x 2 system where they meet (VadvStep::meet) and
+// substitute back outwards. A thread carries half a column: d' of kTwistLevels = 40 levels in registers,
+// c' in shared memory (10 KB per warp), phi and w kAhead levels ahead in registers: 126 registers, 16
+// warps per multiprocessor (the one-thread forms: 8), and each column's chain of dependent levels is half
+// as long. The result equals vadv_columns_portable_twisted bit for bit (same VadvStep calls in the same
+// order) and the Thomas sweep to rounding. Threads of ghost positions compute on a clamped column and store
+// nothing (the barrier needs the whole block).
+//
+// Measured (docs/performance.md, "COSMO stencils"; a8355cb), fraction of copy at 256^2 / 512^2 / 1024^2 x 80:
+// 64 columns per block (twistq4) 0.723 / 0.751 / 0.775, 32 (twistb4) 0.713 / 0.735 / 0.759, 128 (twisto4)
+// 0.720 / 0.751 / 0.775; the flat register form in the same run 0.627 / 0.630 / 0.639. Dropped after
+// measuring (records 20261201T0250Z .. 0317Z): 8 to 16 levels ahead (slower: fewer L1 lines per load in
+// flight, or more registers), the two halves as lanes l, l + 16 of one warp with a shuffle (0.63-0.67),
+// c' in registers (195 registers, 10 warps: 0.64-0.71), and phi, w through a ring of bulk copies in shared
+// memory (cp.async.bulk + mbarrier, 3-5 levels: 0.64-0.77, capped by the shared memory that c' leaves).
+// The forms must not force the largest shared-memory carveout: the loads in flight hold L1 lines, and with
+// the carveout at 100 % twistb4 fell from 0.71-0.76 to 0.65-0.66 (TESSERA_VADV_CARVEOUT measures it).
 constexpr int kTwistLevels = kRegLevels / 2;
+constexpr int kTwistAhead = 4;
 
-// kPairWarps = false: the two lanes of a column are l and l + 16 of one warp (16 columns per block of 32
-// threads, exchange by shuffle). true: warp 0 of a 64-thread block takes the lower halves of 32 columns and
-// warp 1 the upper halves (each warp's level is 256 B, as in the one-lane forms), exchange through shared
-// memory behind one barrier.
-template <int kAhead, int kTC, bool kCpRegs = false>
+template <int kTC>
+constexpr size_t twist_smem() {
+  return (size_t(kTwistLevels) + 2) * 2 * kTC * sizeof(double);  // c', then the exchange
+}
+
+template <int kTC>
 __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out) {
-  constexpr bool kPairWarps = kTC >= kCols;  // kTC columns per block
-  constexpr int kT = 2 * kTC;                    // threads per block
-  extern __shared__ double s_cp[];  // [kTwistLevels][kT]: c'_k (lower lanes), a''_k (upper lanes); then 2 x kT
-  const int lane = threadIdx.x;
-  const bool upper = lane >= kTC;
+  constexpr int kT = 2 * kTC;  // threads per block
+  constexpr int kAhead = kTwistAhead;
+  extern __shared__ double s_cp[];  // [kTwistLevels][kT]: c'_k (lower threads), a''_k (upper); then [2][kT]
+  const int tid = threadIdx.x;
+  const bool upper = tid >= kTC;
   const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
   const int nt = (nz + 1) / 2;
-  const int nl = upper ? nz - nt : nt;  // levels of this lane
-  const int64_t v = int64_t(blockIdx.x) * kTC + (lane & (kTC - 1)), sx = G.sx();
+  const int nl = upper ? nz - nt : nt;  // levels of this thread
+  const int64_t v = int64_t(blockIdx.x) * kTC + (tid & (kTC - 1)), sx = G.sx();
   int64_t j = v / sx;
   const int64_t i = v - j * sx - G.g;
   const bool live = j < G.ny && i >= 0 && i < G.nx;
@@ -319,8 +337,8 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
   const int64_t n0 = G.idx(i, j);
   const int64_t step = upper ? -plane : plane;
   const VadvStep D = upper ? S.mirrored() : S;
-  // Level t of this lane is k = t (lower) or nz-1-t (upper); it reads phi(k), w and phi of its next level:
-  // w(k+1/2), phi(k+1) below; w(k-1/2), phi(k-1) above. Both exist iff t + 1 < nz.
+  // Level t of this thread is k = t (lower) or nz-1-t (upper); it reads phi(k), and w and phi of its next
+  // level: w(k+1/2), phi(k+1) below; w(k-1/2), phi(k-1) above. Both exist iff t + 1 < nz.
   const double* lphi = in + n0 + plane * (upper ? nz - 2 : 1);
   const double* lw = w + n0 + plane * (upper ? nz - 2 : 0);
   double rphi[kAhead], rw[kAhead];  // slot t % kAhead: phi and w of level t's next level
@@ -334,9 +352,9 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
   }
   VadvStep::Carry cs;
   double phi = __ldcs(in + n0 + (upper ? plane * (nz - 1) : 0));
-  constexpr int kSmemLevels = kCpRegs ? 0 : kTwistLevels;  // c' in shared memory or in registers
-  double* cps = s_cp + lane;
-  double dp[kTwistLevels], cpr[kCpRegs ? kTwistLevels : 1];
+  double* cps = s_cp + tid;
+  double dp[kTwistLevels];
+  // An exit per level, as in the register form (vadv_column_reg).
 #pragma unroll
   for (int t = 0; t < kTwistLevels; ++t) {
     if (t >= nl) break;
@@ -347,169 +365,21 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
     lphi += step;
     lw += step;
     D.forward(cs, wp, phi, phip);
-    if constexpr (kCpRegs) cpr[t] = cs.cp;
-    else cps[t * kT] = cs.cp;
+    cps[t * kT] = cs.cp;
     dp[t] = cs.dp;
     phi = phip;
   }
-  // Lower lane: c'_m, d'_m; upper lane: a''_{m+1}, d''_{m+1} (zero when nz = 1).
-  double ocp, odp;
-  if constexpr (kPairWarps) {
-    double* xch = s_cp + kSmemLevels * kT;
-    xch[lane] = cs.cp;
-    xch[kT + lane] = cs.dp;
-    __syncthreads();
-    ocp = xch[lane ^ kTC];
-    odp = xch[kT + (lane ^ kTC)];
-  } else {
-    ocp = __shfl_xor_sync(0xffffffffu, cs.cp, kTC);
-    odp = __shfl_xor_sync(0xffffffffu, cs.dp, kTC);
-  }
+  // Lower thread: c'_m, d'_m; upper thread: a''_{m+1}, d''_{m+1} (zero when nz = 1).
+  double* xch = s_cp + kTwistLevels * kT;
+  xch[tid] = cs.cp;
+  xch[kT + tid] = cs.dp;
+  __syncthreads();
+  const double ocp = xch[tid ^ kTC], odp = xch[kT + (tid ^ kTC)];
   double xm, xn;
   if (upper) VadvStep::meet(ocp, odp, cs.cp, cs.dp, xm, xn);
   else VadvStep::meet(cs.cp, cs.dp, ocp, odp, xm, xn);
   // Back substitution outwards from the meeting point: x_k = d'_k - c'_k x_{k+1} below, d''_k - a''_k x_{k-1}
   // above, to out with streaming stores.
-  double x = upper ? xn : xm;
-  double* o = out + n0 + (upper ? plane * (nz - 1) : 0) + step * (nl - 1);
-  if (live && nl > 0) __stcs(o, x);
-#pragma unroll
-  for (int t = kTwistLevels - 2; t >= 0; --t) {
-    if (t < nl - 1) {
-      if constexpr (kCpRegs) x = VadvStep::back(dp[t], cpr[t], x);
-      else x = VadvStep::back(dp[t], cps[t * kT], x);
-      o -= step;
-      if (live) __stcs(o, x);
-    }
-  }
-}
-
-// ---- sm_90 PTX: mbarrier and bulk copies (PTX ISA 8.0) ----
-__device__ __forceinline__ uint32_t smem_u32(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
-__device__ __forceinline__ void mbar_init(uint64_t* b, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_u32(b)), "r"(count) : "memory");
-}
-__device__ __forceinline__ void mbar_fence_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
-// The lanes' generic reads of a ring slot before the next bulk copy (async proxy) writes it.
-__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* b, uint32_t bytes) {
-  asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.release.cta.shared::cta.b64 st, [%0], %1;\n\t}" ::"r"(
-                   smem_u32(b)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void mbar_wait(uint64_t* b, uint32_t parity) {
-  uint32_t done;
-  do {
-    asm volatile(
-        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.b32 %0, 1, 0, p;\n\t}"
-        : "=r"(done)
-        : "r"(smem_u32(b)), "r"(parity)
-        : "memory");
-  } while (!done);
-}
-__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes, uint64_t* b) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   smem_u32(dst)),
-               "l"(__cvta_generic_to_global(src)), "r"(bytes), "r"(smem_u32(b))
-               : "memory");
-}
-
-// Twisted form with a bulk-copy ring (`twistt`): twistb's two warps per 32 columns, but each warp's
-// phi and w rows of the levels ahead come into a ring of kDepth slots in shared memory by one
-// cp.async.bulk per row (lane 0 issues, an mbarrier per slot counts the bytes), not through the lanes'
-// loads: the bytes in flight then take neither registers nor L1 lines (ncu on twistb: 58 % of the cycles
-// between a warp's instructions waited on L1TEX, and a larger L1 share of the carveout made every form
-// faster). A row of 32 doubles starts 8-byte aligned; the copy takes the 16-byte aligned 256 or 272 B
-// around it. The flat positions of the last block reach up to 31 past row ny-1 plus 2 for the alignment:
-// twist_tma_fits checks that the top ghost rows cover them.
-constexpr int kRowSlot = kCols + 2;  // doubles per ring row (272 B)
-
-inline size_t twist_tma_smem(int depth) {
-  return size_t(kTwistLevels) * 2 * kCols * sizeof(double)           // c'
-         + size_t(2) * depth * 2 * kRowSlot * sizeof(double)        // ring: [warp][slot][phi, w][34]
-         + size_t(2) * 2 * kCols * sizeof(double)                   // exchange
-         + size_t(2) * depth * sizeof(uint64_t);                    // mbarriers
-}
-inline bool twist_tma_fits(const Grid& gr) { return gr.g * gr.sx() >= kCols + 2; }
-
-template <int kDepth>
-__global__ void __launch_bounds__(2 * kCols) vadv_column_twist_tma(Grid G, VadvStep S, const double* __restrict__ in,
-                                                                   const double* __restrict__ w, double* __restrict__ out) {
-  constexpr int kT = 2 * kCols;
-  extern __shared__ __align__(16) double s_mem[];
-  double* s_cp = s_mem;                                   // [kTwistLevels][kT]
-  const int warp = threadIdx.x / kCols, lane = threadIdx.x % kCols;
-  double* ring = s_mem + kTwistLevels * kT + warp * kDepth * 2 * kRowSlot;  // this warp's [kDepth][2][kRowSlot]
-  double* xch = s_mem + kTwistLevels * kT + 2 * kDepth * 2 * kRowSlot;     // [2][kT]
-  uint64_t* bar = reinterpret_cast<uint64_t*>(xch + 2 * kT) + warp * kDepth;
-  const bool upper = warp == 1;
-  const int nz = int(G.nz);
-  const int nt = (nz + 1) / 2;
-  const int nl = upper ? nz - nt : nt;
-  const int nload = nz > 1 ? nl : 0;  // levels of this warp that read a next level
-  const int64_t v0 = int64_t(blockIdx.x) * kCols, v = v0 + lane, sx = G.sx();
-  const int64_t j = v / sx, i = v - j * sx - G.g;
-  const bool live = j < G.ny && i >= 0 && i < G.nx;
-  const int64_t plane = G.plane();
-  const int64_t row0 = G.idx(-G.g, 0) + v0;  // the warp's row of 32 positions at level 0
-  const int64_t n0 = row0 + lane;
-  if (lane == 0) {
-    for (int q = 0; q < kDepth; ++q) mbar_init(&bar[q], 1);
-    mbar_fence_init();
-  }
-  __syncwarp();
-  // Level t's next level: phi(t + 1), w(t) below; phi(nz - 2 - t), w(nz - 2 - t) above.
-  auto lvl_phi = [&](int t) { return upper ? nz - 2 - t : t + 1; };
-  auto lvl_w = [&](int t) { return upper ? nz - 2 - t : t; };
-  auto issue = [&](int t) {
-    if (lane == 0 && t < nload) {
-      double* slot = ring + (t % kDepth) * 2 * kRowSlot;
-      const double* ap = in + row0 + plane * lvl_phi(t);
-      const double* aw = w + row0 + plane * lvl_w(t);
-      const double* pp = reinterpret_cast<const double*>(uintptr_t(ap) & ~uintptr_t(15));
-      const double* pw = reinterpret_cast<const double*>(uintptr_t(aw) & ~uintptr_t(15));
-      const uint32_t bp = pp == ap ? 256u : 272u, bw = pw == aw ? 256u : 272u;
-      fence_proxy_async();
-      mbar_arrive_expect_tx(&bar[t % kDepth], bp + bw);
-      bulk_load(slot, pp, bp, &bar[t % kDepth]);
-      bulk_load(slot + kRowSlot, pw, bw, &bar[t % kDepth]);
-    }
-  };
-#pragma unroll
-  for (int t = 0; t < kDepth; ++t) issue(t);
-  const VadvStep D = upper ? S.mirrored() : S;
-  VadvStep::Carry cs;
-  double phi = __ldcs(in + n0 + (upper ? plane * (nz - 1) : 0));
-  double* cps = s_cp + threadIdx.x;
-  double dp[kTwistLevels];
-#pragma unroll
-  for (int t = 0; t < kTwistLevels; ++t) {
-    if (t >= nl) break;
-    double wp = 0.0, phip = 0.0;
-    if (t < nload) {
-      mbar_wait(&bar[t % kDepth], uint32_t(t / kDepth) & 1u);
-      const double* slot = ring + (t % kDepth) * 2 * kRowSlot;
-      const int op = int((uintptr_t(in + row0 + plane * lvl_phi(t)) >> 3) & 1u);
-      const int ow = int((uintptr_t(w + row0 + plane * lvl_w(t)) >> 3) & 1u);
-      phip = slot[op + lane];
-      wp = slot[kRowSlot + ow + lane];
-      __syncwarp();
-      issue(t + kDepth);
-    }
-    D.forward(cs, wp, phi, phip);
-    cps[t * kT] = cs.cp;
-    dp[t] = cs.dp;
-    phi = phip;
-  }
-  xch[threadIdx.x] = cs.cp;
-  xch[kT + threadIdx.x] = cs.dp;
-  __syncthreads();
-  const double ocp = xch[threadIdx.x ^ kCols], odp = xch[kT + (threadIdx.x ^ kCols)];
-  double xm, xn;
-  if (upper) VadvStep::meet(ocp, odp, cs.cp, cs.dp, xm, xn);
-  else VadvStep::meet(cs.cp, cs.dp, ocp, odp, xm, xn);
-  const int64_t step = upper ? -plane : plane;
   double x = upper ? xn : xm;
   double* o = out + n0 + (upper ? plane * (nz - 1) : 0) + step * (nl - 1);
   if (live && nl > 0) __stcs(o, x);
@@ -523,13 +393,14 @@ __global__ void __launch_bounds__(2 * kCols) vadv_column_twist_tma(Grid G, VadvS
   }
 }
 
-// Raise a kernel's dynamic shared-memory limit to `bytes` (once per increase) and prefer shared memory
-// over L1 in the carveout.
+// Raise a kernel's dynamic shared-memory limit to `bytes` (once per increase). The carveout is left to the
+// driver (the least shared memory the resident blocks need, the rest L1): forcing the largest shared
+// share made the forms that keep loads in flight slower (the flat register form 0.63 / 0.63 / 0.64 of copy
+// against 0.67 / 0.70 / 0.72 with the driver's choice, the ring form unchanged; ebebfae).
 template <class Kernel>
 void allow_smem(Kernel k, size_t bytes, size_t& raised) {
   if (bytes <= raised) return;
   TESSERA_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  TESSERA_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
   raised = bytes;
 }
 
@@ -554,75 +425,47 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     return v;
   }();
-  // Up to kRegLevels levels the ring or register form, else the staged kernel; TESSERA_VADV_KERNEL = ring /
-  // reg / smem forces one where it fits (read per call: benchmarks and tests switch it).
+  // Up to kRegLevels levels the twisted form, else the staged kernel; TESSERA_VADV_KERNEL names a form and
+  // forces it where it fits (read per call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   const std::string want = e && *e ? e : "auto";
-  // Twisted forms by name: twist (16 columns per block, lanes l, l + 16), twistb (32 columns, a warp per
-  // half), twistq (64 columns), twisto (128 columns), twistr (twistb with c' in registers), twistt (twistb
-  // with phi and w through a bulk-copy ring in shared memory); the digits are the levels ahead.
-  struct TwistName {
-    const char* name;
-    int id;
-  };
-  static constexpr TwistName kTwists[] = {{"twist", 1},    {"twist4", 2},   {"twist12", 3},  {"twist16", 4},
-                                          {"twistb", 5},   {"twistb4", 6},  {"twistb12", 7}, {"twistr", 8},
-                                          {"twistr4", 9},  {"twistq4", 10}, {"twisto4", 11}, {"twistt4", 12},
-                                          {"twistt5", 13}, {"twistt3", 14}};
-  int twist = 0;
-  for (const TwistName& t : kTwists)
-    if (want == t.name) twist = t.id;
-  if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" && !twist) {
-    std::string names = "auto, ring, reg, smem, ringf, regf";
-    for (const TwistName& t : kTwists) names += std::string(", ") + t.name;
-    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want + "': expected one of " + names);
-  }
-  if (twist >= 12 && !twist_tma_fits(gr)) twist = 6;  // the ring's rows would reach past the array: twistb4
-  if (twist && gr.nz <= kRegLevels) {
-    const int tc = twist <= 4 ? 16 : twist == 10 ? 64 : twist == 11 ? 128 : 32;
-    const int depth = twist == 12 ? 4 : twist == 13 ? 5 : twist == 14 ? 3 : 0;
-    const size_t bytes = twist >= 12 ? twist_tma_smem(depth)
-                                     : (size_t(twist == 8 || twist == 9 ? 0 : kTwistLevels) + 2) * 2 * tc * sizeof(double);
+  if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
+      want != "twistb4" && want != "twistq4" && want != "twisto4")
+    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
+                  "': expected auto, twistq4, twistb4, twisto4, ring, reg, smem, ringf or regf");
+  // auto: the twisted form with 64 columns per block up to kRegLevels levels (0.72 / 0.75 / 0.78 of copy at
+  // 256^2 / 512^2 / 1024^2 x 80 against 0.63 / 0.63 / 0.68 for the one-thread forms before, a8355cb).
+  const int tc = want == "twistb4" ? 32 : want == "twisto4" ? 128 : want == "twistq4" || want == "auto" ? 64 : 0;
+  if (tc && gr.nz <= kRegLevels) {
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
     const VadvStep S = VadvStep::make(vp);
-    auto go = [&](auto kernel) {
-      TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-      if (depth)
-        TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                cudaSharedmemCarveoutMaxShared));
-      carveout_override(kernel);
-      kernel<<<tg, 2 * tc, bytes, ts>>>(gr, S, in, w, out);
-    };
-    switch (twist) {
-      case 1: go(vadv_column_twist<8, 16>); break;
-      case 2: go(vadv_column_twist<4, 16>); break;
-      case 3: go(vadv_column_twist<12, 16>); break;
-      case 4: go(vadv_column_twist<16, 16>); break;
-      case 5: go(vadv_column_twist<8, 32>); break;
-      case 6: go(vadv_column_twist<4, 32>); break;
-      case 7: go(vadv_column_twist<12, 32>); break;
-      case 8: go(vadv_column_twist<8, 32, true>); break;
-      case 9: go(vadv_column_twist<4, 32, true>); break;
-      case 10: go(vadv_column_twist<4, 64>); break;
-      case 11: go(vadv_column_twist<4, 128>); break;
-      case 12: go(vadv_column_twist_tma<4>); break;
-      case 13: go(vadv_column_twist_tma<5>); break;
-      default: go(vadv_column_twist_tma<3>); break;
+    if (tc == 32) {
+      static size_t raised = 0;
+      allow_smem(vadv_column_twist<32>, twist_smem<32>(), raised);
+      carveout_override(vadv_column_twist<32>);
+      vadv_column_twist<32><<<tg, 64, twist_smem<32>(), ts>>>(gr, S, in, w, out);
+    } else if (tc == 64) {
+      static size_t raised = 0;
+      allow_smem(vadv_column_twist<64>, twist_smem<64>(), raised);
+      carveout_override(vadv_column_twist<64>);
+      vadv_column_twist<64><<<tg, 128, twist_smem<64>(), ts>>>(gr, S, in, w, out);
+    } else {
+      static size_t raised = 0;
+      allow_smem(vadv_column_twist<128>, twist_smem<128>(), raised);
+      carveout_override(vadv_column_twist<128>);
+      vadv_column_twist<128><<<tg, 256, twist_smem<128>(), ts>>>(gr, S, in, w, out);
     }
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
   }
-  const bool big = gr.nx * gr.ny >= (int64_t(1) << 18);
-  const bool flat = want == "ringf" || want == "regf" || (want == "auto" && !big);
-  // auto: the ring from 2^18 columns (512^2) up, where it measured 3-5 % faster than the register form
-  // (0.630 / 0.674 against 0.610 / 0.640 of copy at 512^2 / 1024^2 x 80), and the flat register form below
-  // (256^2 x 80: 0.630 against 0.615 for the x-chunk register form and 0.581 for the ring, c054c5b;
-  // the flat ring was 0.607 / 0.633 / 0.663; docs/performance.md, "COSMO stencils").
+  // Named one-thread forms (and auto beyond kRegLevels levels: the staged form): the ring and register
+  // forms were the defaults before the twisted form (ring from 2^18 columns, flat register form below).
+  const bool flat = want == "ringf" || want == "regf";
   enum class K { Ring, Reg, Smem };
-  const K kind = want == "smem" || gr.nz > kRegLevels ? K::Smem
-                 : want == "reg" || want == "regf" || (want == "auto" && !big) ? K::Reg
-                                                             : K::Ring;
+  const K kind = want == "smem" || want == "auto" || gr.nz > kRegLevels ? K::Smem
+                 : want == "reg" || want == "regf"                       ? K::Reg
+                                                                         : K::Ring;
   const size_t levels = kind == K::Smem ? 2 * size_t(gr.nz) : kind == K::Reg ? size_t(gr.nz) : size_t(gr.nz) + 2 * kRing;
   const size_t bytes = levels * kCols * sizeof(double);
   if (gr.nz > 65535 || bytes > size_t(optin)) return false;  // portable path (c' through scratch)
