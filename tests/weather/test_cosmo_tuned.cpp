@@ -168,6 +168,38 @@ TEST_CASE("chained tuned hdiff launches see each other's output (programmatic de
   CHECK(max_diff(gr, res[1], res[0]) == 0.0);
 }
 
+TEST_CASE("chained tuned vadv launches see each other's output (programmatic dependent launch)",
+          "[weather][vadv][gpu]") {
+  TESSERA_GPU_TEST();
+  // Eight launches of the default (twisted) form, each advecting the previous one's output, with the PDL
+  // attribute on and off; a launch that read before its predecessor finished would differ from the
+  // portable twisted chain.
+  const bool pdl = GENERATE(false, true);
+  const ScopedEnv pv("TESSERA_VADV_PDL", pdl ? "1" : "0");
+  const Grid gr = make_grid(300, 200, 1.0, 1.0, 2, 40);
+  const size_t n3 = size_t(gr.size3());
+  const auto phi = random_field(n3, 0.0, 1.0, 510);
+  const auto w = random_field(n3, -1.0, 1.0, 511);
+  const VadvParams vp{10.0, 50.0, 0.6};
+  std::vector<double> res[2];
+  for (int path = 0; path < 2; ++path) {  // 0: device portable twisted, 1: device tuned
+    const exec::Exec ex(exec::Space::Device);
+    Buffer<double> a(n3, MemKind::Device), b(n3, MemKind::Device), ww(n3, MemKind::Device), sc(n3, MemKind::Device);
+    upload(a, phi);
+    upload(ww, w);
+    b.zero();
+    for (int step = 0; step < 8; ++step) {
+      if (path == 0) vadv_columns_portable_twisted(ex, gr, vp, a.data(), ww.data(), sc.data(), b.data());
+      else vadv_columns(ex, gr, vp, a.data(), ww.data(), sc.data(), b.data());
+      std::swap(a, b);
+    }
+    exec::fence(ex);
+    res[path] = download(a);
+  }
+  INFO("PDL " << pdl);
+  CHECK(max_diff(gr, res[1], res[0]) == 0.0);
+}
+
 TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vadv][gpu]") {
   TESSERA_GPU_TEST();
   // 1 and 2 levels (edge cases of the sweep), 17 and 80 (partial and whole cp.async groups of 16),
@@ -183,7 +215,8 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   // against the Thomas path.
   const std::string kernel = GENERATE(std::string("auto"), std::string("ring"), std::string("reg"), std::string("smem"),
                                       std::string("ringf"), std::string("regf"), std::string("twistb4"),
-                                      std::string("twistq4"), std::string("twisto4"));
+                                      std::string("twistq4"), std::string("twistq6"), std::string("twistq8"),
+                                      std::string("twisto4"));
   const bool twisted = (kernel == "auto" || kernel.rfind("twist", 0) == 0) && nz <= 80;
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).

@@ -30,6 +30,7 @@
 #include "tessera/core/cuda_check.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/weather/hdiff.hpp"
+#include "pdl_launch.hpp"
 
 namespace tessera::weather::detail {
 namespace {
@@ -60,12 +61,7 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
     i = int64_t(blockIdx.x) * kOut - 2 + lane;
     js = js0 = (int64_t(blockIdx.y) * kWarps + threadIdx.y) * R;
   }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  // Programmatic dependent launch (no-ops unless launched with the attribute, see launch_strip): let the
-  // next launch in the stream be scheduled now, and touch no memory before the previous one has finished.
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
+  pdl_enter();  // programmatic dependent launch (pdl_launch.hpp; see launch_strip)
   if (js0 >= G.ny) return;  // the whole warp
   const int64_t je = js + R < G.ny ? js + R : G.ny;
   const int64_t sx = G.sx(), lvl = G.plane() * int64_t(Flat ? blockIdx.y : blockIdx.z);
@@ -117,25 +113,8 @@ void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const 
   // until that kernel has completed and its writes are visible. Measured on an H200: +3.5 % at 256^2 x 80
   // in back-to-back launches (0.778 -> 0.805 of copy), +1-2 % at 512^2 and 1024^2.
   // TESSERA_HDIFF_PDL=0 turns it off (read per call).
-  static const bool capable = [] {
-    int dev = 0, major = 0;
-    TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
-    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-    return major >= 9;
-  }();
-  const char* e = std::getenv("TESSERA_HDIFF_PDL");
-  const bool pdl = capable && !(e && e[0] == '0');
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(32, kWarps);
-  cfg.dynamicSmemBytes = 0;
-  cfg.stream = static_cast<cudaStream_t>(ex.stream);
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = attr;
-  cfg.numAttrs = pdl ? 1 : 0;
-  TESSERA_CUDA_CHECK(cudaLaunchKernelEx(&cfg, hdiff_strip<R, kWarps, Flat>, gr, in, coeff, coeff0, out));
+  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip<R, kWarps, Flat>, grid, dim3(32, kWarps), 0,
+                   static_cast<cudaStream_t>(ex.stream), gr, in, coeff, coeff0, out);
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip");
 }
 

@@ -40,6 +40,7 @@
 
 #include "tessera/core/cuda_check.hpp"
 #include "tessera/core/error.hpp"
+#include "pdl_launch.hpp"
 
 namespace tessera::weather::detail {
 namespace {
@@ -310,19 +311,21 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
 // The forms must not force the largest shared-memory carveout: the loads in flight hold L1 lines, and with
 // the carveout at 100 % twistb4 fell from 0.71-0.76 to 0.65-0.66 (TESSERA_VADV_CARVEOUT measures it).
 constexpr int kTwistLevels = kRegLevels / 2;
-constexpr int kTwistAhead = 4;
 
+// c' only: the exchange reuses each thread's last c' slot, which the back substitution does not read. At
+// 64 columns per block, four blocks then need 4 x (40 KB + 1 KB reserved) = 164 KB, a carveout step, and
+// leave 92 KB of L1 for the loads in flight instead of 56 KB with a separate 2 KB exchange area.
 template <int kTC>
 constexpr size_t twist_smem() {
-  return (size_t(kTwistLevels) + 2) * 2 * kTC * sizeof(double);  // c', then the exchange
+  return size_t(kTwistLevels) * 2 * kTC * sizeof(double);
 }
 
-template <int kTC>
+template <int kTC, int kAhead>
 __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out) {
   constexpr int kT = 2 * kTC;  // threads per block
-  constexpr int kAhead = kTwistAhead;
-  extern __shared__ double s_cp[];  // [kTwistLevels][kT]: c'_k (lower threads), a''_k (upper); then [2][kT]
+  extern __shared__ double s_cp[];  // [kTwistLevels][kT]: c'_k (lower threads), a''_k (upper)
+  pdl_enter();  // programmatic dependent launch (pdl_launch.hpp; TESSERA_VADV_PDL=0 turns it off)
   const int tid = threadIdx.x;
   const bool upper = tid >= kTC;
   const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
@@ -369,12 +372,20 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
     dp[t] = cs.dp;
     phi = phip;
   }
-  // Lower thread: c'_m, d'_m; upper thread: a''_{m+1}, d''_{m+1} (zero when nz = 1).
-  double* xch = s_cp + kTwistLevels * kT;
-  xch[tid] = cs.cp;
-  xch[kT + tid] = cs.dp;
+  // Lower thread: c'_m, d'_m; upper thread: a''_{m+1}, d''_{m+1} (zero when nz = 1). Exchanged through each
+  // thread's last c' slot (level nl - 1, which the back substitution does not read; slot 0 when nl = 0):
+  // c' is there already, then d' replaces it once the partner has read it.
+  const int last = nl > 0 ? nl - 1 : 0;
+  const int pnl = upper ? nt : nz - nt;  // the partner's levels
+  double* mine = s_cp + last * kT + tid;
+  const double* theirs = s_cp + (pnl > 0 ? pnl - 1 : 0) * kT + (tid ^ kTC);
+  *mine = cs.cp;  // (nl = 0: its zero, into an unused slot)
   __syncthreads();
-  const double ocp = xch[tid ^ kTC], odp = xch[kT + (tid ^ kTC)];
+  const double ocp = *theirs;
+  __syncthreads();
+  *mine = cs.dp;
+  __syncthreads();
+  const double odp = *theirs;
   double xm, xn;
   if (upper) VadvStep::meet(ocp, odp, cs.cp, cs.dp, xm, xn);
   else VadvStep::meet(cs.cp, cs.dp, ocp, odp, xm, xn);
@@ -430,32 +441,28 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
-      want != "twistb4" && want != "twistq4" && want != "twisto4")
+      want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq4, twistb4, twisto4, ring, reg, smem, ringf or regf");
+                  "': expected auto, twistq4, twistq6, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
   // auto: the twisted form with 64 columns per block up to kRegLevels levels (0.72 / 0.75 / 0.78 of copy at
   // 256^2 / 512^2 / 1024^2 x 80 against 0.63 / 0.63 / 0.68 for the one-thread forms before, a8355cb).
-  const int tc = want == "twistb4" ? 32 : want == "twisto4" ? 128 : want == "twistq4" || want == "auto" ? 64 : 0;
+  const int tc = want == "twistb4" ? 32 : want == "twisto4" ? 128 : want.rfind("twistq", 0) == 0 || want == "auto" ? 64 : 0;
   if (tc && gr.nz <= kRegLevels) {
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
     const VadvStep S = VadvStep::make(vp);
-    if (tc == 32) {
-      static size_t raised = 0;
-      allow_smem(vadv_column_twist<32>, twist_smem<32>(), raised);
-      carveout_override(vadv_column_twist<32>);
-      vadv_column_twist<32><<<tg, 64, twist_smem<32>(), ts>>>(gr, S, in, w, out);
-    } else if (tc == 64) {
-      static size_t raised = 0;
-      allow_smem(vadv_column_twist<64>, twist_smem<64>(), raised);
-      carveout_override(vadv_column_twist<64>);
-      vadv_column_twist<64><<<tg, 128, twist_smem<64>(), ts>>>(gr, S, in, w, out);
-    } else {
-      static size_t raised = 0;
-      allow_smem(vadv_column_twist<128>, twist_smem<128>(), raised);
-      carveout_override(vadv_column_twist<128>);
-      vadv_column_twist<128><<<tg, 256, twist_smem<128>(), ts>>>(gr, S, in, w, out);
-    }
+    const bool pdl = pdl_wanted("TESSERA_VADV_PDL");
+    auto go = [&](auto kernel, size_t bytes, size_t& raised) {
+      allow_smem(kernel, bytes, raised);
+      carveout_override(kernel);
+      launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out);
+    };
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0;
+    if (tc == 32) go(vadv_column_twist<32, 4>, twist_smem<32>(), r32);
+    else if (tc == 128) go(vadv_column_twist<128, 4>, twist_smem<128>(), r128);
+    else if (want == "twistq6") go(vadv_column_twist<64, 6>, twist_smem<64>(), r64b);
+    else if (want == "twistq8") go(vadv_column_twist<64, 8>, twist_smem<64>(), r64c);
+    else go(vadv_column_twist<64, 4>, twist_smem<64>(), r64);
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
   }
