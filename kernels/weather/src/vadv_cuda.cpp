@@ -4,7 +4,7 @@
 // sweep: 2 x 8 B per point of extra device-memory traffic beyond the protocol's phi, w read + out
 // written, and its per-level loads come one level at a time, so few bytes are in flight (24-30 % of the
 // copy bandwidth, bench/results/20261130T0057Z-*). The on-chip kernels:
-//  - vadv_column_twist (up to kRegLevels = 80 levels, the default): the twisted Thomas solve, two threads
+//  - vadv_column_twist (up to kRegLevels = 80 levels, the default, 6 levels ahead): the twisted Thomas solve, two threads
 //    per column, one eliminating from the bottom and one from the top (below); bit-identical to
 //    vadv_columns_portable_twisted on the device, equal to the Thomas sweep to rounding.
 // The one-thread-per-column forms, one warp of 32 adjacent columns per block, evaluate VadvStep's Thomas
@@ -19,8 +19,8 @@
 //    levels; the default there): the whole column of phi and w staged by cp.async and overwritten in
 //    place by d', c'; five warps per multiprocessor at 80 levels.
 // Beyond that the caller runs the portable path. Measured on an H200 (docs/performance.md, "COSMO
-// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: twisted 0.72 / 0.75 / 0.78
-// (a8355cb); before it ring 0.58 / 0.63 / 0.67, flat reg 0.63 / 0.63 / 0.64 (c054c5b; 0.67 / 0.70 / 0.72
+// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: twisted 0.75 / 0.76 / 0.78
+// (4ee82f7); before it ring 0.58 / 0.63 / 0.67, flat reg 0.63 / 0.63 / 0.64 (c054c5b; 0.67 / 0.70 / 0.72
 // without the forced shared-memory carveout, ebebfae), smem 0.41 / 0.53 / 0.59 (bad3a93). All are
 // latency-bound: the scratch (1280 B per column at 80 levels) caps the columns per multiprocessor, and the
 // resident warps wait on their loads (ncu); the 85 % goal is not met. Tried and dropped: d' through
@@ -287,34 +287,37 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
   }
 }
 
-// Twisted forms (`twistq4`, the default up to kRegLevels levels; `twistb4`, `twisto4`): two threads per
-// column. A block of 2 kTC threads takes kTC adjacent flat positions (as column_range<true>: the padded
-// rows 0 .. ny-1 as one sequence, ghost columns included); its first kTC threads eliminate levels
-// 0 .. m = ceil(nz/2) - 1 of their columns upwards (the Thomas sweep), the other kTC levels nz-1 .. m+1
-// downwards with the mirrored step (VadvStep::mirrored: the same instructions with hr, her negated), so
-// every warp runs one instruction stream. The two threads of a column exchange their last c', d' through
-// shared memory behind one barrier, both solve the 2 x 2 system where they meet (VadvStep::meet) and
+// Twisted forms (`twistq6`, the default up to kRegLevels levels; `twistq4`, `twistq8`, `twistb4`,
+// `twisto4`): two threads per column. A block of 2 kTC threads takes kTC adjacent flat positions (as
+// column_range<true>: the padded rows 0 .. ny-1 as one sequence, ghost columns included); its first kTC
+// threads eliminate levels 0 .. m = ceil(nz/2) - 1 of their columns upwards (the Thomas sweep), the other
+// kTC levels nz-1 .. m+1 downwards with the mirrored step (VadvStep::mirrored: the same instructions with
+// hr, her negated), so every warp runs one instruction stream. The two threads of a column exchange their
+// last c', d' through shared memory, both solve the 2 x 2 system where they meet (VadvStep::meet) and
 // substitute back outwards. A thread carries half a column: d' of kTwistLevels = 40 levels in registers,
-// c' in shared memory (10 KB per warp), phi and w kAhead levels ahead in registers: 126 registers, 16
+// c' in shared memory (10 KB per warp), phi and w kAhead levels ahead in registers: 126-128 registers, 16
 // warps per multiprocessor (the one-thread forms: 8), and each column's chain of dependent levels is half
 // as long. The result equals vadv_columns_portable_twisted bit for bit (same VadvStep calls in the same
 // order) and the Thomas sweep to rounding. Threads of ghost positions compute on a clamped column and store
-// nothing (the barrier needs the whole block).
+// nothing (the barriers need the whole block). Launched with programmatic dependent launch (pdl_launch.hpp):
+// +2.5 % at 256^2 x 80 in back-to-back launches.
 //
-// Measured (docs/performance.md, "COSMO stencils"; a8355cb), fraction of copy at 256^2 / 512^2 / 1024^2 x 80:
-// 64 columns per block (twistq4) 0.723 / 0.751 / 0.775, 32 (twistb4) 0.713 / 0.735 / 0.759, 128 (twisto4)
-// 0.720 / 0.751 / 0.775; the flat register form in the same run 0.627 / 0.630 / 0.639. Dropped after
-// measuring (records 20261201T0250Z .. 0317Z): 8 to 16 levels ahead (slower: fewer L1 lines per load in
-// flight, or more registers), the two halves as lanes l, l + 16 of one warp with a shuffle (0.63-0.67),
-// c' in registers (195 registers, 10 warps: 0.64-0.71), and phi, w through a ring of bulk copies in shared
-// memory (cp.async.bulk + mbarrier, 3-5 levels: 0.64-0.77, capped by the shared memory that c' leaves).
-// The forms must not force the largest shared-memory carveout: the loads in flight hold L1 lines, and with
-// the carveout at 100 % twistb4 fell from 0.71-0.76 to 0.65-0.66 (TESSERA_VADV_CARVEOUT measures it).
+// Measured (docs/performance.md, "COSMO stencils"), fraction of copy at 256^2 / 512^2 / 1024^2 x 80, with
+// PDL (4ee82f7): 64 columns per block and 6 levels ahead (twistq6) 0.748 / 0.759 / 0.780, 4 (twistq4) 0.743
+// / 0.755 / 0.774, 8 (twistq8) 0.733 / 0.759 / 0.783; 32 columns (twistb4) 0.728 / 0.739 / 0.755, 128
+// (twisto4) 0.736 / 0.754 / 0.771. The flat register form measured 0.627 / 0.630 / 0.639 in the run of
+// a8355cb. Dropped after measuring (records 20261201T0244Z .. 0257Z): the two halves as lanes l, l + 16 of
+// one warp with a shuffle (0.63-0.67), c' in registers (195 registers, 10 warps: 0.64-0.71), phi, w through a
+// ring of bulk copies in shared memory (cp.async.bulk + mbarrier, 3-5 levels: 0.64-0.77, capped by the
+// shared memory that c' leaves), and 12-16 levels ahead. The forms must not force the largest shared-memory
+// carveout: the loads in flight hold L1 lines, and with the carveout at 100 % twistb4 fell from 0.71-0.76 to
+// 0.65-0.66 (TESSERA_VADV_CARVEOUT measures it).
 constexpr int kTwistLevels = kRegLevels / 2;
 
 // c' only: the exchange reuses each thread's last c' slot, which the back substitution does not read. At
 // 64 columns per block, four blocks then need 4 x (40 KB + 1 KB reserved) = 164 KB, a carveout step, and
-// leave 92 KB of L1 for the loads in flight instead of 56 KB with a separate 2 KB exchange area.
+// leave 92 KB of L1 instead of 56 KB with a separate 2 KB exchange area (measured: no change in speed,
+// 4ee82f7 against ffd8fb3).
 template <int kTC>
 constexpr size_t twist_smem() {
   return size_t(kTwistLevels) * 2 * kTC * sizeof(double);
@@ -444,8 +447,9 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
                   "': expected auto, twistq4, twistq6, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
-  // auto: the twisted form with 64 columns per block up to kRegLevels levels (0.72 / 0.75 / 0.78 of copy at
-  // 256^2 / 512^2 / 1024^2 x 80 against 0.63 / 0.63 / 0.68 for the one-thread forms before, a8355cb).
+  // auto: the twisted form with 64 columns per block, 6 levels ahead, up to kRegLevels levels (0.75 / 0.76
+  // / 0.78 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.63 / 0.63 / 0.67 for the one-thread forms
+  // before, 4ee82f7 and 6f7dffd).
   const int tc = want == "twistb4" ? 32 : want == "twisto4" ? 128 : want.rfind("twistq", 0) == 0 || want == "auto" ? 64 : 0;
   if (tc && gr.nz <= kRegLevels) {
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
@@ -460,9 +464,9 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0;
     if (tc == 32) go(vadv_column_twist<32, 4>, twist_smem<32>(), r32);
     else if (tc == 128) go(vadv_column_twist<128, 4>, twist_smem<128>(), r128);
-    else if (want == "twistq6") go(vadv_column_twist<64, 6>, twist_smem<64>(), r64b);
+    else if (want == "twistq4") go(vadv_column_twist<64, 4>, twist_smem<64>(), r64);
     else if (want == "twistq8") go(vadv_column_twist<64, 8>, twist_smem<64>(), r64c);
-    else go(vadv_column_twist<64, 4>, twist_smem<64>(), r64);
+    else go(vadv_column_twist<64, 6>, twist_smem<64>(), r64b);
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
   }
