@@ -300,7 +300,7 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
 // as long. The result equals vadv_columns_portable_twisted bit for bit (same VadvStep calls in the same
 // order) and the Thomas sweep to rounding. Threads of ghost positions compute on a clamped column and store
 // nothing (the barriers need the whole block). Launched with programmatic dependent launch (pdl_launch.hpp):
-// +2.5 % at 256^2 x 80 in back-to-back launches.
+// +2.9 % at 256^2 x 80 in back-to-back launches, +0.5-0.8 % at 512^2 and 1024^2.
 //
 // Measured (docs/performance.md, "COSMO stencils"), fraction of copy at 256^2 / 512^2 / 1024^2 x 80, with
 // PDL (4ee82f7): 64 columns per block and 6 levels ahead (twistq6) 0.748 / 0.759 / 0.780, 4 (twistq4) 0.743
