@@ -323,7 +323,21 @@ constexpr size_t twist_smem() {
   return size_t(kTwistLevels) * 2 * kTC * sizeof(double);
 }
 
-template <int kTC, int kAhead>
+// kMem (measurement): 0 streaming loads and stores (ld.global.cs / st.global.cs), 1 loads through the
+// read-only path (ld.global.nc), 2 default-cached loads (ld.global), 3 streaming loads, default stores.
+template <int kMem>
+__device__ __forceinline__ double twist_load(const double* p) {
+  if constexpr (kMem == 1) return __ldg(p);
+  else if constexpr (kMem == 2) return *p;
+  else return __ldcs(p);
+}
+template <int kMem>
+__device__ __forceinline__ void twist_store(double* p, double x) {
+  if constexpr (kMem == 3) *p = x;
+  else __stcs(p, x);
+}
+
+template <int kTC, int kAhead, int kMem = 0>
 __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out) {
   constexpr int kT = 2 * kTC;  // threads per block
@@ -351,13 +365,13 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
 #pragma unroll
   for (int m = 0; m < kAhead; ++m) {
     const bool ok = m < nl && m + 1 < nz;
-    rphi[m] = ok ? __ldcs(lphi) : 0.0;
-    rw[m] = ok ? __ldcs(lw) : 0.0;
+    rphi[m] = ok ? twist_load<kMem>(lphi) : 0.0;
+    rw[m] = ok ? twist_load<kMem>(lw) : 0.0;
     lphi += step;
     lw += step;
   }
   VadvStep::Carry cs;
-  double phi = __ldcs(in + n0 + (upper ? plane * (nz - 1) : 0));
+  double phi = twist_load<kMem>(in + n0 + (upper ? plane * (nz - 1) : 0));
   double* cps = s_cp + tid;
   double dp[kTwistLevels];
   // An exit per level, as in the register form (vadv_column_reg).
@@ -366,8 +380,8 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
     if (t >= nl) break;
     const double wp = rw[t % kAhead], phip = rphi[t % kAhead];
     const bool more = t + kAhead < nl && t + kAhead + 1 < nz;
-    rphi[t % kAhead] = more ? __ldcs(lphi) : 0.0;
-    rw[t % kAhead] = more ? __ldcs(lw) : 0.0;
+    rphi[t % kAhead] = more ? twist_load<kMem>(lphi) : 0.0;
+    rw[t % kAhead] = more ? twist_load<kMem>(lw) : 0.0;
     lphi += step;
     lw += step;
     D.forward(cs, wp, phi, phip);
@@ -396,13 +410,13 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
   // above, to out with streaming stores.
   double x = upper ? xn : xm;
   double* o = out + n0 + (upper ? plane * (nz - 1) : 0) + step * (nl - 1);
-  if (live && nl > 0) __stcs(o, x);
+  if (live && nl > 0) twist_store<kMem>(o, x);
 #pragma unroll
   for (int t = kTwistLevels - 2; t >= 0; --t) {
     if (t < nl - 1) {
       x = VadvStep::back(dp[t], cps[t * kT], x);
       o -= step;
-      if (live) __stcs(o, x);
+      if (live) twist_store<kMem>(o, x);
     }
   }
 }
@@ -444,9 +458,11 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const char* e = std::getenv("TESSERA_VADV_KERNEL");
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
-      want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8")
+      want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
+      want != "twistq6g" && want != "twistq6l" && want != "twistq6s")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq4, twistq6, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
+                  "': expected auto, twistq4, twistq6, twistq8, twistq6g, twistq6l, twistq6s, twistb4, twisto4, ring, reg, smem, "
+                  "ringf or regf");
   // auto: the twisted form with 64 columns per block, 6 levels ahead, up to kRegLevels levels (0.75 / 0.76
   // / 0.78 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.63 / 0.63 / 0.67 for the one-thread forms
   // before, 4ee82f7 and 6f7dffd).
@@ -461,11 +477,14 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
       carveout_override(kernel);
       launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out);
     };
-    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0;
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rg = 0, rl = 0, rs = 0;
     if (tc == 32) go(vadv_column_twist<32, 4>, twist_smem<32>(), r32);
     else if (tc == 128) go(vadv_column_twist<128, 4>, twist_smem<128>(), r128);
     else if (want == "twistq4") go(vadv_column_twist<64, 4>, twist_smem<64>(), r64);
     else if (want == "twistq8") go(vadv_column_twist<64, 8>, twist_smem<64>(), r64c);
+    else if (want == "twistq6g") go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), rg);
+    else if (want == "twistq6l") go(vadv_column_twist<64, 6, 2>, twist_smem<64>(), rl);
+    else if (want == "twistq6s") go(vadv_column_twist<64, 6, 3>, twist_smem<64>(), rs);
     else go(vadv_column_twist<64, 6>, twist_smem<64>(), r64b);
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
