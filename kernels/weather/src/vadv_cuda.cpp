@@ -4,7 +4,7 @@
 // sweep: 2 x 8 B per point of extra device-memory traffic beyond the protocol's phi, w read + out
 // written, and its per-level loads come one level at a time, so few bytes are in flight (24-30 % of the
 // copy bandwidth, bench/results/20261130T0057Z-*). The on-chip kernels:
-//  - vadv_column_twist (up to kRegLevels = 80 levels, the default, 6 levels ahead): the twisted Thomas solve, two threads
+//  - vadv_column_twist (up to kRegLevels = 80 levels, the default, 6 levels ahead, read-only loads): the twisted Thomas solve, two threads
 //    per column, one eliminating from the bottom and one from the top (below); bit-identical to
 //    vadv_columns_portable_twisted on the device, equal to the Thomas sweep to rounding.
 // The one-thread-per-column forms, one warp of 32 adjacent columns per block, evaluate VadvStep's Thomas
@@ -19,11 +19,11 @@
 //    levels; the default there): the whole column of phi and w staged by cp.async and overwritten in
 //    place by d', c'; five warps per multiprocessor at 80 levels.
 // Beyond that the caller runs the portable path. Measured on an H200 (docs/performance.md, "COSMO
-// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: twisted 0.75 / 0.76 / 0.78
-// (4ee82f7); before it ring 0.58 / 0.63 / 0.67, flat reg 0.63 / 0.63 / 0.64 (c054c5b; 0.67 / 0.70 / 0.72
+// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: twisted 0.77 / 0.83 / 0.88
+// (c210e55; 0.75 / 0.76 / 0.78 with streaming loads, 4ee82f7); before it ring 0.58 / 0.63 / 0.67, flat reg 0.63 / 0.63 / 0.64 (c054c5b; 0.67 / 0.70 / 0.72
 // without the forced shared-memory carveout, ebebfae), smem 0.41 / 0.53 / 0.59 (bad3a93). All are
 // latency-bound: the scratch (1280 B per column at 80 levels) caps the columns per multiprocessor, and the
-// resident warps wait on their loads (ncu); the 85 % goal is not met. Tried and dropped: d' through
+// resident warps wait on their loads (ncu); the 85 % goal is met at 1024^2 only. Tried and dropped: d' through
 // out in L2 (0.32-0.44: its round trip reached DRAM), a producer/consumer pair of warps per 32 columns
 // passing the rows (a, b, c, d) through a shared-memory ring with named barriers (0.42-0.46: four
 // blocks per multiprocessor, the producer's dependent instructions became the chain), and a persistent
@@ -287,8 +287,8 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
   }
 }
 
-// Twisted forms (`twistq6`, the default up to kRegLevels levels; `twistq4`, `twistq8`, `twistb4`,
-// `twisto4`): two threads per column. A block of 2 kTC threads takes kTC adjacent flat positions (as
+// Twisted forms (`twistq6`, the default up to kRegLevels levels; `twistq6cs`, `twistq4`, `twistq8`,
+// `twistb4`, `twisto4` with streaming loads, for measurement): two threads per column. A block of 2 kTC threads takes kTC adjacent flat positions (as
 // column_range<true>: the padded rows 0 .. ny-1 as one sequence, ghost columns included); its first kTC
 // threads eliminate levels 0 .. m = ceil(nz/2) - 1 of their columns upwards (the Thomas sweep), the other
 // kTC levels nz-1 .. m+1 downwards with the mirrored step (VadvStep::mirrored: the same instructions with
@@ -302,8 +302,9 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
 // nothing (the barriers need the whole block). Launched with programmatic dependent launch (pdl_launch.hpp):
 // +2.9 % at 256^2 x 80 in back-to-back launches, +0.5-0.8 % at 512^2 and 1024^2.
 //
-// Measured (docs/performance.md, "COSMO stencils"), fraction of copy at 256^2 / 512^2 / 1024^2 x 80, with
-// PDL (4ee82f7): 64 columns per block and 6 levels ahead (twistq6) 0.748 / 0.759 / 0.780, 4 (twistq4) 0.743
+// Measured (docs/performance.md, "COSMO stencils"), fraction of copy at 256^2 / 512^2 / 1024^2 x 80: the
+// default 0.771 / 0.829 / 0.883 (c210e55, read-only loads, below). With streaming loads and PDL (4ee82f7):
+// 64 columns per block and 6 levels ahead (now twistq6cs) 0.748 / 0.759 / 0.780, 4 (twistq4) 0.743
 // / 0.755 / 0.774, 8 (twistq8) 0.733 / 0.759 / 0.783; 32 columns (twistb4) 0.728 / 0.739 / 0.755, 128
 // (twisto4) 0.736 / 0.754 / 0.771. The flat register form measured 0.627 / 0.630 / 0.639 in the run of
 // a8355cb. Dropped after measuring (records 20261201T0244Z .. 0257Z): the two halves as lanes l, l + 16 of
@@ -323,21 +324,20 @@ constexpr size_t twist_smem() {
   return size_t(kTwistLevels) * 2 * kTC * sizeof(double);
 }
 
-// kMem (measurement): 0 streaming loads and stores (ld.global.cs / st.global.cs), 1 loads through the
-// read-only path (ld.global.nc), 2 default-cached loads (ld.global), 3 streaming loads, default stores.
+// Loads of phi and w: kMem = 1 through the read-only path (ld.global.nc, the default), 0 with the streaming
+// hint (ld.global.cs, evict-first; `twistq6cs`, the default before c210e55). The read-only loads are 3 % /
+// 9 % / 13 % faster at 256^2 / 512^2 / 1024^2 x 80 (c210e55: 0.771 / 0.827 / 0.886 of copy against 0.748 /
+// 0.756 / 0.781; default-cached loads measured the same as .nc; default stores instead of st.global.cs were
+// mixed, +2 % at 256^2 and -2 % at 512^2). At 256^2 ncu of one launch with flushed caches shows no change
+// (35.7 us): there the gain is the inputs kept in L2 between back-to-back launches; the larger gains at 512^2
+// and 1024^2 (working sets of 0.5 and 2 GB) were not profiled. Stores stay streaming (st.global.cs).
 template <int kMem>
 __device__ __forceinline__ double twist_load(const double* p) {
   if constexpr (kMem == 1) return __ldg(p);
-  else if constexpr (kMem == 2) return *p;
   else return __ldcs(p);
 }
-template <int kMem>
-__device__ __forceinline__ void twist_store(double* p, double x) {
-  if constexpr (kMem == 3) *p = x;
-  else __stcs(p, x);
-}
 
-template <int kTC, int kAhead, int kMem = 0>
+template <int kTC, int kAhead, int kMem>
 __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out) {
   constexpr int kT = 2 * kTC;  // threads per block
@@ -410,13 +410,13 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
   // above, to out with streaming stores.
   double x = upper ? xn : xm;
   double* o = out + n0 + (upper ? plane * (nz - 1) : 0) + step * (nl - 1);
-  if (live && nl > 0) twist_store<kMem>(o, x);
+  if (live && nl > 0) __stcs(o, x);
 #pragma unroll
   for (int t = kTwistLevels - 2; t >= 0; --t) {
     if (t < nl - 1) {
       x = VadvStep::back(dp[t], cps[t * kT], x);
       o -= step;
-      if (live) twist_store<kMem>(o, x);
+      if (live) __stcs(o, x);
     }
   }
 }
@@ -459,13 +459,12 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
-      want != "twistq6g" && want != "twistq6l" && want != "twistq6s")
+      want != "twistq6cs")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq4, twistq6, twistq8, twistq6g, twistq6l, twistq6s, twistb4, twisto4, ring, reg, smem, "
-                  "ringf or regf");
-  // auto: the twisted form with 64 columns per block, 6 levels ahead, up to kRegLevels levels (0.75 / 0.76
-  // / 0.78 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.63 / 0.63 / 0.67 for the one-thread forms
-  // before, 4ee82f7 and 6f7dffd).
+                  "': expected auto, twistq6, twistq6cs, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
+  // auto: the twisted form with 64 columns per block, 6 levels ahead, loads through the read-only path, up to
+  // kRegLevels levels (0.771 / 0.829 / 0.883 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.626 / 0.631 /
+  // 0.672 for the one-thread forms at 6f7dffd; c210e55).
   const int tc = want == "twistb4" ? 32 : want == "twisto4" ? 128 : want.rfind("twistq", 0) == 0 || want == "auto" ? 64 : 0;
   if (tc && gr.nz <= kRegLevels) {
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
@@ -477,15 +476,14 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
       carveout_override(kernel);
       launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out);
     };
-    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rg = 0, rl = 0, rs = 0;
-    if (tc == 32) go(vadv_column_twist<32, 4>, twist_smem<32>(), r32);
-    else if (tc == 128) go(vadv_column_twist<128, 4>, twist_smem<128>(), r128);
-    else if (want == "twistq4") go(vadv_column_twist<64, 4>, twist_smem<64>(), r64);
-    else if (want == "twistq8") go(vadv_column_twist<64, 8>, twist_smem<64>(), r64c);
-    else if (want == "twistq6g") go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), rg);
-    else if (want == "twistq6l") go(vadv_column_twist<64, 6, 2>, twist_smem<64>(), rl);
-    else if (want == "twistq6s") go(vadv_column_twist<64, 6, 3>, twist_smem<64>(), rs);
-    else go(vadv_column_twist<64, 6>, twist_smem<64>(), r64b);
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0;
+    // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
+    if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
+    else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
+    else if (want == "twistq4") go(vadv_column_twist<64, 4, 0>, twist_smem<64>(), r64);
+    else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
+    else if (want == "twistq6cs") go(vadv_column_twist<64, 6, 0>, twist_smem<64>(), rcs);
+    else go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), r64b);
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
   }
