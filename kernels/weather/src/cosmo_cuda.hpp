@@ -1,7 +1,7 @@
 // The tuned CUDA paths of the COSMO stencils (hdiff_cuda.cpp, vadv_cuda.cpp), private to the weather
 // kernels: hdiff_fused and vadv_columns call them when the Exec is on the device in CUDA builds.
 // Both evaluate the same point formulas as the portable paths (HdiffPoint, VadvStep), so that the
-// device results are bit-identical to hdiff_portable / vadv_columns_portable on the device
+// device results are bit-identical to hdiff_portable / vadv_columns_portable(_twisted) on the device
 // (tests/weather/test_cosmo_tuned.cpp checks this on random inputs).
 #pragma once
 #include "tessera/core/exec.hpp"
@@ -17,10 +17,11 @@ namespace tessera::weather::detail {
 void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                 double* out);
 
-// One thread per column with the Thomas scratch on chip (no scratch in device memory); the kernel is
-// chosen in vadv_cuda.cpp (TESSERA_VADV_KERNEL overrides). Returns false (nothing launched) when a
-// column of gr.nz levels does not fit in the shared memory of a block; the caller then runs the
-// portable path.
+// The column solve with its scratch on chip (no scratch in device memory): up to 80 levels the twisted
+// Thomas solve, two threads per column (bit-identical to vadv_columns_portable_twisted on the device),
+// deeper columns one thread per column (bit-identical to vadv_columns_portable); the kernel is chosen in
+// vadv_cuda.cpp (TESSERA_VADV_KERNEL overrides). Returns false (nothing launched) when a column of gr.nz
+// levels does not fit in the shared memory of a block; the caller then runs the portable path.
 bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
                double* out);
 

@@ -1,5 +1,6 @@
 // COSMO vertical advection: implicit (Crank-Nicolson type) vertical advection of a tracer in flux form,
-// one tridiagonal system per column solved with the Thomas algorithm.
+// one tridiagonal system per column solved with the Thomas algorithm (on the host), or with its twisted
+// two-sided form (on the device, up to 80 levels: vadv_columns_portable_twisted below).
 //
 // Levels k = 0..nz-1 of thickness dz; w[k] is the vertical velocity on the interface k+1/2 between
 // levels k and k+1 (w[nz-1] is not used: rigid lid; the bottom interface -1/2 is closed as well).
@@ -115,8 +116,10 @@ struct VadvStep {
 
 // out = implicit vertical advection of in by w over every interior column. scratch holds gr.size3()
 // doubles (the modified upper diagonal). in and out may not alias. On the device (CUDA builds) this runs
-// the on-chip kernel of vadv_cuda.cpp (c', d' in shared memory, scratch unused; bit-identical to
-// vadv_columns_portable on the device) when a column fits in shared memory, else the portable form.
+// an on-chip kernel of vadv_cuda.cpp (scratch unused): up to 80 levels the twisted solve (bit-identical to
+// vadv_columns_portable_twisted on the device, equal to the Thomas sweep to rounding), deeper columns the
+// staged Thomas kernel (bit-identical to vadv_columns_portable) while a column fits in shared memory, else
+// the portable form. The host runs the Thomas sweep.
 void vadv_columns(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
                   double* scratch, double* out);
 // The portable one-thread-per-column form: c' in scratch, d' in out, on either back end.
