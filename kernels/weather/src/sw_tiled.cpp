@@ -253,6 +253,73 @@ struct CellCorners {
 
 constexpr int kStripOut = 29;  // output columns per warp: lanes 2..30 (a cell reads columns i-2 .. i+1)
 
+constexpr unsigned kAllLanes = 0xffffffffu;
+__device__ __forceinline__ double lane_west(double x) { return __shfl_up_sync(kAllLanes, x, 1); }   // lane l - 1's
+__device__ __forceinline__ double lane_east(double x) { return __shfl_down_sync(kAllLanes, x, 1); }  // lane l + 1's
+
+// What a warp's march carries from row j - 1 to row j: h(j) at lane l-1; q(j) at l, l+1; V(j) at l, l-1;
+// U(j-1) at l, l+1; V(j-1), B(j-1), a, d, phi (j-1) at l.
+struct StripCarry {
+  double hW = 0, q = 0, qE = 0, Vc = 0, VW = 0;
+  double Um = 0, UEm = 0, Vm = 0, Bm = 0, am = 0, dm = 0, pm = 0;
+};
+
+// One step of a warp's march up its rows (the strip and march kernels below): row j's raw h, u, v (hc, uc,
+// vc) and row j + 1's (h1, u1, v1) of the lane's column, b of row j, s^n of row j. Forms row j + 1's V and
+// q and, from the second step (lead: j >= the first row - 1), row j's U, B and cell coefficients; writes
+// cell (i, j) where `write`. Every lane must call it (shuffles); the conditions are warp-uniform except
+// `write`, which only guards the store.
+template <bool kAL>
+__device__ __forceinline__ void strip_row(const StageArgs& A, int64_t i, int64_t j, bool lead, bool write, double hc,
+                                          double uc, double vc, double h1, double u1, double v1, double bc, double sh0,
+                                          double su0, double sv0, StripCarry& s) {
+  const Grid& G = A.gr;
+  constexpr SwScheme sc = kAL ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
+  const double hW1 = lane_west(h1), vW1 = lane_west(v1);
+  const double V1 = sw_flux<Rn>(hc, h1, v1).x;
+  const double q1 =
+      sw_pv<Rn>(coriolis_corner(A.p, G.dy, G.j0 + j + 1), v1, vW1, u1, uc, h1, hW1, hc, s.hW, A.m).x;
+  const double qE1 = lane_east(q1), VW1 = lane_west(V1);
+  if (lead) {
+    const double U = sw_flux<Rn>(s.hW, hc, uc).x;
+    const double B = sw_bernoulli<Rn>(A.p.gravity, hc, bc, uc, lane_east(uc), vc, v1).x;
+    const double UW = lane_west(U), UE = lane_east(U), BW = lane_west(B);
+    double a = 0, d = 0, e = 0, ph = 0, aW = 0, dW = 0, eW = 0;
+    if constexpr (kAL) {
+      const CellCorners Q{s.q, s.qE, q1, qE1};
+      a = al81::a_from_q(Q, 0, 0).x;
+      d = al81::d_from_q(Q, 0, 0).x;
+      e = al81::eps_from_q(Q, 0, 0).x;
+      ph = al81::phi_from_q(Q, 0, 0).x;
+      aW = lane_west(a);
+      dW = lane_west(d);
+      eW = lane_west(e);
+    }
+    if (write) {
+      const CellNbhd S{U,   UE,  UW,  s.Um, s.UEm, s.Vc, V1,  s.VW, VW1, s.Vm, B,  BW, s.Bm,
+                       s.q, q1,  s.qE, a,   aW,    s.am, d,   dW,   s.dm, e,   eW, ph, s.pm};
+      const Rn ra = A.a, rc = A.c, rdt = A.dt;
+      const double oh = (ra * sh0 + rc * (hc + rdt * sw_rate_h(S, A.m, 0, 0))).x;
+      const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
+      const double ou = uw ? 0.0 : (ra * su0 + rc * (uc + rdt * sw_rate_u(S, sc, A.m, 0, 0))).x;
+      const double ov = vw ? 0.0 : (ra * sv0 + rc * (vc + rdt * sw_rate_v(S, sc, A.m, 0, 0))).x;
+      store_cell(A, i, j, oh, ou, ov);
+    }
+    s.Um = U;
+    s.UEm = UE;
+    s.Vm = s.Vc;
+    s.Bm = B;
+    s.am = a;
+    s.dm = d;
+    s.pm = ph;
+  }
+  s.Vc = V1;
+  s.VW = VW1;
+  s.q = q1;
+  s.qE = qE1;
+  s.hW = hW1;
+}
+
 // Strip kernel: a warp owns 32 adjacent columns (lane l is column x0 - 2 + l) and kR rows of cells, and
 // produces lanes 2..30. It loads the strip's raw rows j0-2 .. j0+kR of h, u, v (b on j0-1 .. j0+kR-1)
 // and s^n of its cells into registers before any arithmetic, then marches up the rows: each step forms
@@ -295,15 +362,8 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
     u0[r] = in ? __ldg(A.s0.u + n) : 0.0;
     v0[r] = in ? __ldg(A.s0.v + n) : 0.0;
   };
-  constexpr unsigned kAll = 0xffffffffu;
-  const auto west = [](double x) { return __shfl_up_sync(kAll, x, 1); };    // lane l - 1's value
-  const auto east = [](double x) { return __shfl_down_sync(kAll, x, 1); };  // lane l + 1's value
-  constexpr SwScheme sc = kAL ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
   const bool writes = lane >= 2 && lane <= 30 && i < A.ri1;
-  // Carried from step to step (row j of the step; "m" = row j - 1): h(j) at l-1; q(j) at l, l+1; V(j) at
-  // l, l-1; U(j-1) at l, l+1; V(j-1), B(j-1), a, d, phi (j-1) at l.
-  double hW = 0, q = 0, qE = 0, Vc = 0, VW = 0;
-  double Um = 0, UEm = 0, Vm = 0, Bm = 0, am = 0, dm = 0, pm = 0;
+  StripCarry st;
 #pragma unroll
   for (int k = -2; k < kR; ++k) {  // step k: row j = j0 + k (raw index c), and row j + 1's V and q
 #pragma unroll
@@ -314,52 +374,81 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
       if ((r - kAhead < -2 ? -2 : r - kAhead) == k) load_s0(r);
     const int c = k + 2;
     const int64_t j = j0 + k;
-    if (k == -2) hW = west(rh[0]);  // after row 0's load
-    const double hW1 = west(rh[c + 1]), vW1 = west(rv[c + 1]);
-    const double V1 = sw_flux<Rn>(rh[c], rh[c + 1], rv[c + 1]).x;
-    const double q1 = sw_pv<Rn>(coriolis_corner(A.p, G.dy, G.j0 + j + 1), rv[c + 1], vW1, ru[c + 1], ru[c], rh[c + 1],
-                                hW1, rh[c], hW, A.m)
-                          .x;
-    const double qE1 = east(q1), VW1 = west(V1);
-    if (k >= -1) {
-      const double U = sw_flux<Rn>(hW, rh[c], ru[c]).x;
-      const double B = sw_bernoulli<Rn>(A.p.gravity, rh[c], rb[k + 1], ru[c], east(ru[c]), rv[c], rv[c + 1]).x;
-      const double UW = west(U), UE = east(U), BW = west(B);
-      double a = 0, d = 0, e = 0, ph = 0, aW = 0, dW = 0, eW = 0;
-      if constexpr (kAL) {
-        const CellCorners Q{q, qE, q1, qE1};
-        a = al81::a_from_q(Q, 0, 0).x;
-        d = al81::d_from_q(Q, 0, 0).x;
-        e = al81::eps_from_q(Q, 0, 0).x;
-        ph = al81::phi_from_q(Q, 0, 0).x;
-        aW = west(a);
-        dW = west(d);
-        eW = west(e);
-      }
-      if (k >= 0 && writes && j < A.rj1) {
-        const CellNbhd S{U,  UE, UW, Um, UEm, Vc, V1, VW, VW1, Vm, B,  BW, Bm,
-                         q,  q1, qE, a,  aW,  am, d,  dW, dm,  e,  eW, ph, pm};
-        const double sh0 = s0_is_sk ? rh[c] : h0[k], su0 = s0_is_sk ? ru[c] : u0[k], sv0 = s0_is_sk ? rv[c] : v0[k];
-        const Rn ra = A.a, rc = A.c, rdt = A.dt;
-        const double oh = (ra * sh0 + rc * (rh[c] + rdt * sw_rate_h(S, A.m, 0, 0))).x;
-        const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
-        const double ou = uw ? 0.0 : (ra * su0 + rc * (ru[c] + rdt * sw_rate_u(S, sc, A.m, 0, 0))).x;
-        const double ov = vw ? 0.0 : (ra * sv0 + rc * (rv[c] + rdt * sw_rate_v(S, sc, A.m, 0, 0))).x;
-        store_cell(A, i, j, oh, ou, ov);
-      }
-      Um = U;
-      UEm = UE;
-      Vm = Vc;
-      Bm = B;
-      am = a;
-      dm = d;
-      pm = ph;
+    if (k == -2) st.hW = lane_west(rh[0]);  // after row 0's load
+    const bool out = k >= 0;
+    strip_row<kAL>(A, i, j, k >= -1, out && writes && j < A.rj1, rh[c], ru[c], rv[c], rh[c + 1], ru[c + 1],
+                   rv[c + 1], k >= -1 ? rb[k + 1] : 0.0, !out ? 0.0 : s0_is_sk ? rh[c] : h0[k],
+                   !out ? 0.0 : s0_is_sk ? ru[c] : u0[k], !out ? 0.0 : s0_is_sk ? rv[c] : v0[k], st);
+  }
+}
+
+// March kernel: the strip kernel's step over a long run of rows. A warp owns 32 adjacent columns (writes
+// lanes 2..30) and `rows` rows of cells (a multiple of kC), and runs the steps in chunks of kC unrolled
+// rows inside a loop, its raw rows and s^n in rings of kC registers (row r in slot r % kC, loaded kAhead
+// steps before it is read). A strip of kR rows reads kR + 3 raw rows and computes kR + 2 steps (the two
+// lead-in steps form the V, q, U, B of the rows below it); the march pays that once per `rows`. Same
+// arithmetic as the strip kernel (strip_row): the same bits.
+template <int kC, int kAhead, int kWarps, int kMinBlocks, bool kAL>
+__global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_march(const StageArgs A, int rows) {
+  // kC: rows per unrolled chunk = ring length (at step k the ring holds raw rows k + 2 .. k + 3 + kAhead)
+  static_assert(kAhead + 2 <= kC, "ring too short for the rows in flight");
+  const Grid& G = A.gr;
+  const int lane = int(threadIdx.x);
+  const int64_t wx = int64_t(blockIdx.x) * kWarps + threadIdx.y;
+  const int64_t i = A.ri0 + wx * kStripOut - 2 + lane;
+  const int64_t j0 = A.rj0 + int64_t(blockIdx.y) * rows;
+  if (j0 >= A.rj1 || A.ri0 + wx * kStripOut >= A.ri1) return;  // the whole warp
+  const int nrows = A.rj1 - j0 < rows ? int(A.rj1 - j0) : rows;  // rows j0 .. j0 + nrows - 1 are written
+  const bool col_in = i >= -G.g && i < G.nx + G.g;
+  const bool s0_is_sk = A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
+  const bool writes = lane >= 2 && lane <= 30 && i < A.ri1;
+  // Raw row r: grid row j0 - 2 + r, read in steps r - 3 and r - 2, requested in step max(-2, r - 3 - kAhead);
+  // b of raw row r read in step r - 2 (only r >= 1 is needed). s^n row r: grid row j0 + r, read in step r,
+  // requested in step max(-2, r - kAhead). Nothing past the warp's last row (raw nrows + 2) is requested;
+  // rows past the patch (and columns outside it) read zero, never used by a cell of the rect.
+  const int64_t sx = G.sx();
+  const int64_t n0 = col_in ? G.idx(i, j0 - 2) : 0;  // raw row 0; s^n row r is raw row r + 2
+  const int64_t top = G.ny + G.g - 1 - (j0 - 2);      // the last raw row inside the patch
+  const int raw_last = !col_in ? -1 : top < nrows + 2 ? int(top) : nrows + 2;
+  const int s0_last = !col_in ? -1 : top - 2 < nrows - 1 ? int(top - 2) : nrows - 1;
+  double rh[kC], ru[kC], rv[kC], rb[kC], h0[kC], u0[kC], v0[kC];
+  const auto load_raw = [&](int r, int slot) {
+    const bool in = r <= raw_last;
+    const int64_t n = n0 + sx * r;
+    rh[slot] = in ? __ldg(A.sk.h + n) : 0.0;
+    ru[slot] = in ? __ldg(A.sk.u + n) : 0.0;
+    rv[slot] = in ? __ldg(A.sk.v + n) : 0.0;
+    rb[slot] = in && r >= 1 ? __ldg(A.sk.b + n) : 0.0;
+  };
+  const auto load_s0 = [&](int r, int slot) {
+    if (s0_is_sk) return;  // a step's first stage: s^n is s_k, taken from the raw rows when used
+    const bool in = r <= s0_last;
+    const int64_t n = n0 + sx * (r + 2);
+    h0[slot] = in ? __ldg(A.s0.h + n) : 0.0;
+    u0[slot] = in ? __ldg(A.s0.u + n) : 0.0;
+    v0[slot] = in ? __ldg(A.s0.v + n) : 0.0;
+  };
+  StripCarry st;
+  // Lead-in: steps -2 and -1 (rows j0 - 2 and j0 - 1), with the loads of the first rows.
+#pragma unroll
+  for (int r = 0; r <= kAhead + 1; ++r) load_raw(r, r % kC);
+#pragma unroll
+  for (int r = 0; r <= kAhead - 2; ++r) load_s0(r, r % kC);
+  st.hW = lane_west(rh[0]);
+  strip_row<kAL>(A, i, j0 - 2, false, false, rh[0], ru[0], rv[0], rh[1], ru[1], rv[1], 0.0, 0.0, 0.0, 0.0, st);
+  load_raw(kAhead + 2, (kAhead + 2) % kC);
+  if (kAhead >= 1) load_s0(kAhead - 1, (kAhead - 1) % kC);
+  strip_row<kAL>(A, i, j0 - 1, true, false, rh[1], ru[1], rv[1], rh[2], ru[2], rv[2], rb[1], 0.0, 0.0, 0.0, st);
+  for (int base = 0; base < nrows; base += kC) {
+#pragma unroll
+    for (int kk = 0; kk < kC; ++kk) {  // step k = base + kk: row j0 + k, raw slots (kk + 2) % kC, (kk + 3) % kC
+      const int k = base + kk;
+      load_raw(k + 3 + kAhead, (kk + 3 + kAhead) % kC);
+      load_s0(k + kAhead, (kk + kAhead) % kC);
+      const int c = (kk + 2) % kC, c1 = (kk + 3) % kC;
+      strip_row<kAL>(A, i, j0 + k, true, writes && k < nrows, rh[c], ru[c], rv[c], rh[c1], ru[c1], rv[c1], rb[c],
+                     s0_is_sk ? rh[c] : h0[kk], s0_is_sk ? ru[c] : u0[kk], s0_is_sk ? rv[c] : v0[kk], st);
     }
-    Vc = V1;
-    VW = VW1;
-    q = q1;
-    qE = qE1;
-    hW = hW1;
   }
 }
 
@@ -380,7 +469,9 @@ constexpr const char* kDefaultShape = "strip8m4x";
 int tile_variant() {
   static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
                                            "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12",
-                                           "strip4x", "strip8m4x", "strip8m2x8"};
+                                           "strip4x", "strip8m4x", "strip8m2x8", "march16x", "march32x",
+                                           "march64x", "march128x", "march256x", "march32c4x", "march64c4x",
+                                           "march128c4x"};
   const char* e = std::getenv("TESSERA_SW_TILE");
   if (!e || !*e) e = kDefaultShape;
   for (int v = 0; v < int(std::size(kNames)); ++v)
@@ -410,6 +501,20 @@ void launch_strip(const exec::Exec& ex, const StageArgs& A) {
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
+// The march kernel, `rows` rows per warp (a multiple of kC), chunks of kC rows, loads 2 rows ahead, 4 warps
+// side by side in x, 3 blocks/SM (168 registers: at 4 blocks/SM, 128 registers, it spills 48-184 bytes).
+template <int kC>
+void launch_march(const exec::Exec& ex, const StageArgs& A, int rows) {
+  constexpr int W = 4;
+  const dim3 block(32, W);
+  const int64_t wx = (A.ri1 - A.ri0 + kStripOut - 1) / kStripOut, wy = (A.rj1 - A.rj0 + rows - 1) / rows;
+  const dim3 grid(unsigned((wx + W - 1) / W), unsigned(wy));
+  const auto st = static_cast<cudaStream_t>(ex.stream);
+  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_march<kC, 2, W, 3, true><<<grid, block, 0, st>>>(A, rows);
+  else sw_stage_march<kC, 2, W, 3, false><<<grid, block, 0, st>>>(A, rows);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+}
+
 bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk, SwView out,
                double a, double c, double dt, const CellRect& r, bool wrap_x, bool wrap_y) {
   if (!ex.on_device()) return false;
@@ -419,7 +524,8 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
   }();
   if (disabled) return false;
   const StageArgs A{gr, p, s0, sk, out, a, c, dt, r.i0, r.i1, r.j0, r.j1, wrap_x, wrap_y, sw_metric(gr.dx, gr.dy)};
-  switch (tile_variant()) {
+  const int v = tile_variant();
+  switch (v) {
     case 0: launch_strip<4, 8, 4, 3>(ex, A); break;  // strip4
     case 1: launch<32, 16, 8, 3>(ex, A); break;
     case 2: launch<64, 8, 4, 4>(ex, A); break;
@@ -432,7 +538,11 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 9: launch_strip<12, 3, 4, 3>(ex, A); break;
     case 10: launch_strip<4, 8, 4, 3, true>(ex, A); break;
     case 11: launch_strip<8, 2, 4, 4, true>(ex, A); break;  // strip8m4x, the default
-    default: launch_strip<8, 2, 8, 2, true>(ex, A); break;
+    case 12: launch_strip<8, 2, 8, 2, true>(ex, A); break;
+    default:
+      if (v < 18) launch_march<8>(ex, A, 16 << (v - 13));  // march16x .. march256x
+      else launch_march<4>(ex, A, 32 << (v - 18));         // march32c4x .. march128c4x
+      break;
   }
   return true;
 }
