@@ -204,8 +204,7 @@ TEST_CASE("fused SSP stage matches the staged reference on random inputs", "[wea
 #define SW_KERNEL_SHAPE()                                                                                   \
   GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), \
            std::string("strip16m4"), std::string("strip8"), std::string("strip12"), std::string("strip4x"),         \
-           std::string("strip8m4x"), std::string("strip8m2x8"), std::string("march16x"), std::string("march64x"),  \
-           std::string("march32c4x"))
+           std::string("strip8m4x"), std::string("strip8m2x8"))
 
 TEST_CASE("GPU shallow-water stage matches the host", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();
@@ -269,45 +268,6 @@ TEST_CASE("GPU shallow-water stage matches the host", "[weather][sw][gpu]") {
   CHECK(integ[1].energy == Approx(integ[0].energy).epsilon(1e-13));
   CHECK(integ[1].enstrophy == Approx(integ[0].enstrophy).epsilon(1e-12));
   CHECK(speed[1] == Approx(speed[0]).epsilon(1e-15));
-}
-
-TEST_CASE("the march kernel gives the strip kernel's bits", "[weather][sw][gpu]") {
-  TESSERA_GPU_TEST();
-  // Both evaluate strip_row in explicitly rounded arithmetic, so every shape must give the same bits:
-  // marches of 16 .. 256 rows (one warp covering the whole height, partial last chunks, rows not a
-  // multiple of the chunk) and both chunk lengths, on a stage with a separate s^n and on a first stage.
-  const std::string shape = GENERATE(std::string("march16x"), std::string("march32x"), std::string("march64x"),
-                                     std::string("march128x"), std::string("march256x"), std::string("march32c4x"),
-                                     std::string("march64c4x"), std::string("march128c4x"));
-  const bool wall_x = GENERATE(false, true);
-  const bool wall_y = GENERATE(false, true);
-  const bool al = GENERATE(true, false);
-  const Grid gr = make_grid(131, 203, 1000.0, 800.0);
-  SwParams p = params(wall_x, wall_y, wall_y ? 1e-5 : 0.0);
-  p.scheme = al ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
-  const exec::Exec ex(exec::Space::Device);
-  const MemKind mk = default_memkind(ex.space);
-  SwState s0(gr, mk), sk(gr, mk), a(gr, mk), b(gr, mk);
-  fill_random(s0, gr, 17);
-  fill_random(sk, gr, 19);
-  copy(sk.b, s0.b);
-  sw_fill_ghosts_local(ex, gr, p, sk.view(), sk.b.data());
-  for (const bool first : {false, true}) {
-    const SwConstView sn = first ? sk.cview() : s0.cview();
-    {
-      const tessera::test::ScopedEnv use("TESSERA_SW_TILE", "strip8m4x");
-      sw_stage(ex, gr, p, sn, sk.cview(), a.view(), first ? 0.0 : 0.75, first ? 1.0 : 0.25, 4.0);
-    }
-    {
-      const tessera::test::ScopedEnv use("TESSERA_SW_TILE", shape);
-      sw_stage(ex, gr, p, sn, sk.cview(), b.view(), first ? 0.0 : 0.75, first ? 1.0 : 0.25, 4.0);
-    }
-    exec::fence(ex);
-    INFO(shape << " first stage " << first << " walls " << wall_x << wall_y << " AL81 " << al);
-    CHECK(max_diff_interior(gr, download(a.h), download(b.h)) == 0.0);
-    CHECK(max_diff_interior(gr, download(a.u), download(b.u)) == 0.0);
-    CHECK(max_diff_interior(gr, download(a.v), download(b.v)) == 0.0);
-  }
 }
 
 TEST_CASE("first stage with s^n the same arrays as s_k equals the stage with s^n a copy", "[weather][sw][gpu]") {

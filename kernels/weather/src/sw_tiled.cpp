@@ -264,7 +264,7 @@ struct StripCarry {
   double Um = 0, UEm = 0, Vm = 0, Bm = 0, am = 0, dm = 0, pm = 0;
 };
 
-// One step of a warp's march up its rows (the strip and march kernels below): row j's raw h, u, v (hc, uc,
+// One step of a warp's march up its rows (the strip kernel below): row j's raw h, u, v (hc, uc,
 // vc) and row j + 1's (h1, u1, v1) of the lane's column, b of row j, s^n of row j. Forms row j + 1's V and
 // q and, from the second step (lead: j >= the first row - 1), row j's U, B and cell coefficients; writes
 // cell (i, j) where `write`. Every lane must call it (shuffles); the conditions are warp-uniform except
@@ -382,76 +382,6 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
   }
 }
 
-// March kernel: the strip kernel's step over a long run of rows. A warp owns 32 adjacent columns (writes
-// lanes 2..30) and `rows` rows of cells (a multiple of kC), and runs the steps in chunks of kC unrolled
-// rows inside a loop, its raw rows and s^n in rings of kC registers (row r in slot r % kC, loaded kAhead
-// steps before it is read). A strip of kR rows reads kR + 3 raw rows and computes kR + 2 steps (the two
-// lead-in steps form the V, q, U, B of the rows below it); the march pays that once per `rows`. Same
-// arithmetic as the strip kernel (strip_row): the same bits.
-template <int kC, int kAhead, int kWarps, int kMinBlocks, bool kAL>
-__global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_march(const StageArgs A, int rows) {
-  // kC: rows per unrolled chunk = ring length (at step k the ring holds raw rows k + 2 .. k + 3 + kAhead)
-  static_assert(kAhead + 2 <= kC, "ring too short for the rows in flight");
-  const Grid& G = A.gr;
-  const int lane = int(threadIdx.x);
-  const int64_t wx = int64_t(blockIdx.x) * kWarps + threadIdx.y;
-  const int64_t i = A.ri0 + wx * kStripOut - 2 + lane;
-  const int64_t j0 = A.rj0 + int64_t(blockIdx.y) * rows;
-  if (j0 >= A.rj1 || A.ri0 + wx * kStripOut >= A.ri1) return;  // the whole warp
-  const int nrows = A.rj1 - j0 < rows ? int(A.rj1 - j0) : rows;  // rows j0 .. j0 + nrows - 1 are written
-  const bool col_in = i >= -G.g && i < G.nx + G.g;
-  const bool s0_is_sk = A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
-  const bool writes = lane >= 2 && lane <= 30 && i < A.ri1;
-  // Raw row r: grid row j0 - 2 + r, read in steps r - 3 and r - 2, requested in step max(-2, r - 3 - kAhead);
-  // b of raw row r read in step r - 2 (only r >= 1 is needed). s^n row r: grid row j0 + r, read in step r,
-  // requested in step max(-2, r - kAhead). Nothing past the warp's last row (raw nrows + 2) is requested;
-  // rows past the patch (and columns outside it) read zero, never used by a cell of the rect.
-  const int64_t sx = G.sx();
-  const int64_t n0 = col_in ? G.idx(i, j0 - 2) : 0;  // raw row 0; s^n row r is raw row r + 2
-  const int64_t top = G.ny + G.g - 1 - (j0 - 2);      // the last raw row inside the patch
-  const int raw_last = !col_in ? -1 : top < nrows + 2 ? int(top) : nrows + 2;
-  const int s0_last = !col_in ? -1 : top - 2 < nrows - 1 ? int(top - 2) : nrows - 1;
-  double rh[kC], ru[kC], rv[kC], rb[kC], h0[kC], u0[kC], v0[kC];
-  const auto load_raw = [&](int r, int slot) {
-    const bool in = r <= raw_last;
-    const int64_t n = n0 + sx * r;
-    rh[slot] = in ? __ldg(A.sk.h + n) : 0.0;
-    ru[slot] = in ? __ldg(A.sk.u + n) : 0.0;
-    rv[slot] = in ? __ldg(A.sk.v + n) : 0.0;
-    rb[slot] = in && r >= 1 ? __ldg(A.sk.b + n) : 0.0;
-  };
-  const auto load_s0 = [&](int r, int slot) {
-    if (s0_is_sk) return;  // a step's first stage: s^n is s_k, taken from the raw rows when used
-    const bool in = r <= s0_last;
-    const int64_t n = n0 + sx * (r + 2);
-    h0[slot] = in ? __ldg(A.s0.h + n) : 0.0;
-    u0[slot] = in ? __ldg(A.s0.u + n) : 0.0;
-    v0[slot] = in ? __ldg(A.s0.v + n) : 0.0;
-  };
-  StripCarry st;
-  // Lead-in: steps -2 and -1 (rows j0 - 2 and j0 - 1), with the loads of the first rows.
-#pragma unroll
-  for (int r = 0; r <= kAhead + 1; ++r) load_raw(r, r % kC);
-#pragma unroll
-  for (int r = 0; r <= kAhead - 2; ++r) load_s0(r, r % kC);
-  st.hW = lane_west(rh[0]);
-  strip_row<kAL>(A, i, j0 - 2, false, false, rh[0], ru[0], rv[0], rh[1], ru[1], rv[1], 0.0, 0.0, 0.0, 0.0, st);
-  load_raw(kAhead + 2, (kAhead + 2) % kC);
-  if (kAhead >= 1) load_s0(kAhead - 1, (kAhead - 1) % kC);
-  strip_row<kAL>(A, i, j0 - 1, true, false, rh[1], ru[1], rv[1], rh[2], ru[2], rv[2], rb[1], 0.0, 0.0, 0.0, st);
-  for (int base = 0; base < nrows; base += kC) {
-#pragma unroll
-    for (int kk = 0; kk < kC; ++kk) {  // step k = base + kk: row j0 + k, raw slots (kk + 2) % kC, (kk + 3) % kC
-      const int k = base + kk;
-      load_raw(k + 3 + kAhead, (kk + 3 + kAhead) % kC);
-      load_s0(k + kAhead, (kk + kAhead) % kC);
-      const int c = (kk + 2) % kC, c1 = (kk + 3) % kC;
-      strip_row<kAL>(A, i, j0 + k, true, writes && k < nrows, rh[c], ru[c], rv[c], rh[c1], ru[c1], rv[c1], rb[c],
-                     s0_is_sk ? rh[c] : h0[kk], s0_is_sk ? ru[c] : u0[kk], s0_is_sk ? rv[c] : v0[kk], st);
-    }
-  }
-}
-
 // Kernel shape, chosen at run time by TESSERA_SW_TILE (tuning; read at every launch so that tests can
 // run each). Default (kDefaultShape, unset): "strip8m4x", the strip kernel with 8 rows per warp, loads 2
 // rows ahead, 4 blocks/SM, the block's 4 warps side by side in x (116 columns of one strip). Strips with
@@ -469,9 +399,7 @@ constexpr const char* kDefaultShape = "strip8m4x";
 int tile_variant() {
   static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
                                            "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12",
-                                           "strip4x", "strip8m4x", "strip8m2x8", "march16x", "march32x",
-                                           "march64x", "march128x", "march256x", "march32c4x", "march64c4x",
-                                           "march128c4x"};
+                                           "strip4x", "strip8m4x", "strip8m2x8"};
   const char* e = std::getenv("TESSERA_SW_TILE");
   if (!e || !*e) e = kDefaultShape;
   for (int v = 0; v < int(std::size(kNames)); ++v)
@@ -501,20 +429,6 @@ void launch_strip(const exec::Exec& ex, const StageArgs& A) {
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
-// The march kernel, `rows` rows per warp (a multiple of kC), chunks of kC rows, loads 2 rows ahead, 4 warps
-// side by side in x, 3 blocks/SM (168 registers: at 4 blocks/SM, 128 registers, it spills 48-184 bytes).
-template <int kC>
-void launch_march(const exec::Exec& ex, const StageArgs& A, int rows) {
-  constexpr int W = 4;
-  const dim3 block(32, W);
-  const int64_t wx = (A.ri1 - A.ri0 + kStripOut - 1) / kStripOut, wy = (A.rj1 - A.rj0 + rows - 1) / rows;
-  const dim3 grid(unsigned((wx + W - 1) / W), unsigned(wy));
-  const auto st = static_cast<cudaStream_t>(ex.stream);
-  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_march<kC, 2, W, 3, true><<<grid, block, 0, st>>>(A, rows);
-  else sw_stage_march<kC, 2, W, 3, false><<<grid, block, 0, st>>>(A, rows);
-  TESSERA_CUDA_CHECK(cudaGetLastError());
-}
-
 bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk, SwView out,
                double a, double c, double dt, const CellRect& r, bool wrap_x, bool wrap_y) {
   if (!ex.on_device()) return false;
@@ -524,8 +438,7 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
   }();
   if (disabled) return false;
   const StageArgs A{gr, p, s0, sk, out, a, c, dt, r.i0, r.i1, r.j0, r.j1, wrap_x, wrap_y, sw_metric(gr.dx, gr.dy)};
-  const int v = tile_variant();
-  switch (v) {
+  switch (tile_variant()) {
     case 0: launch_strip<4, 8, 4, 3>(ex, A); break;  // strip4
     case 1: launch<32, 16, 8, 3>(ex, A); break;
     case 2: launch<64, 8, 4, 4>(ex, A); break;
@@ -538,11 +451,7 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 9: launch_strip<12, 3, 4, 3>(ex, A); break;
     case 10: launch_strip<4, 8, 4, 3, true>(ex, A); break;
     case 11: launch_strip<8, 2, 4, 4, true>(ex, A); break;  // strip8m4x, the default
-    case 12: launch_strip<8, 2, 8, 2, true>(ex, A); break;
-    default:
-      if (v < 18) launch_march<8>(ex, A, 16 << (v - 13));  // march16x .. march256x
-      else launch_march<4>(ex, A, 32 << (v - 18));         // march32c4x .. march128c4x
-      break;
+    default: launch_strip<8, 2, 8, 2, true>(ex, A); break;
   }
   return true;
 }

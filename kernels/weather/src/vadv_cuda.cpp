@@ -337,7 +337,16 @@ __device__ __forceinline__ double twist_load(const double* p) {
   else return __ldcs(p);
 }
 
-template <int kTC, int kAhead, int kMem>
+// kPf > 0 (measurement variants `twistq6p*`): one thread per half block also asks L2 for the block's 64
+// columns of phi and w kPf levels beyond the loads in flight (cp.async.bulk.prefetch.L2: no register held),
+// so that the loads meet L2 instead of DRAM latency.
+__device__ __forceinline__ void l2_prefetch_span(const double* p, int n) {
+  const uint64_t a0 = reinterpret_cast<uint64_t>(p) & ~uint64_t(15);
+  const uint64_t a1 = (reinterpret_cast<uint64_t>(p + n) + 15) & ~uint64_t(15);
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(a0), "r"(unsigned(a1 - a0)));
+}
+
+template <int kTC, int kAhead, int kMem, int kPf = 0>
 __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out) {
   constexpr int kT = 2 * kTC;  // threads per block
@@ -374,6 +383,8 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
   double phi = twist_load<kMem>(in + n0 + (upper ? plane * (nz - 1) : 0));
   double* cps = s_cp + tid;
   double dp[kTwistLevels];
+  // the first thread of each half, when the block's columns are one run of memory (not the last block)
+  const bool pf_lead = kPf > 0 && (tid & (kTC - 1)) == 0 && int64_t(blockIdx.x + 1) * kTC <= sx * G.ny;
   // An exit per level, as in the register form (vadv_column_reg).
 #pragma unroll
   for (int t = 0; t < kTwistLevels; ++t) {
@@ -384,6 +395,14 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
     rw[t % kAhead] = more ? twist_load<kMem>(lw) : 0.0;
     lphi += step;
     lw += step;
+    if constexpr (kPf > 0) {
+      // lphi is at level t + kAhead + 2 from this thread's end (lw one level nearer): prefetch kPf beyond,
+      // within the thread's own levels, for a block whose kTC columns are consecutive in memory
+      if (pf_lead && t + kAhead + kPf + 3 <= nl) {
+        l2_prefetch_span(lphi + kPf * step, kTC);
+        l2_prefetch_span(lw + kPf * step, kTC);
+      }
+    }
     D.forward(cs, wp, phi, phip);
     cps[t * kT] = cs.cp;
     dp[t] = cs.dp;
@@ -459,9 +478,10 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
-      want != "twistq6cs")
+      want != "twistq6cs" && want != "twistq6p2" && want != "twistq6p4" && want != "twistq6p8" &&
+      want != "twistq8g")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq6, twistq6cs, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
+                  "': expected auto, twistq6, twistq6cs, twistq6p2, twistq6p4, twistq6p8, twistq4, twistq8g, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
   // auto: the twisted form with 64 columns per block, 6 levels ahead, loads through the read-only path, up to
   // kRegLevels levels (0.771 / 0.829 / 0.883 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.626 / 0.631 /
   // 0.672 for the one-thread forms at 6f7dffd; c210e55).
@@ -476,13 +496,17 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
       carveout_override(kernel);
       launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out);
     };
-    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0;
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, rp2 = 0, rp4 = 0, rp8 = 0, r8g = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
     if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
     else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
     else if (want == "twistq4") go(vadv_column_twist<64, 4, 0>, twist_smem<64>(), r64);
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
     else if (want == "twistq6cs") go(vadv_column_twist<64, 6, 0>, twist_smem<64>(), rcs);
+    else if (want == "twistq6p2") go(vadv_column_twist<64, 6, 1, 2>, twist_smem<64>(), rp2);
+    else if (want == "twistq6p4") go(vadv_column_twist<64, 6, 1, 4>, twist_smem<64>(), rp4);
+    else if (want == "twistq6p8") go(vadv_column_twist<64, 6, 1, 8>, twist_smem<64>(), rp8);
+    else if (want == "twistq8g") go(vadv_column_twist<64, 8, 1>, twist_smem<64>(), r8g);
     else go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), r64b);
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
