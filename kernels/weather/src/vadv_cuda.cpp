@@ -4,7 +4,7 @@
 // sweep: 2 x 8 B per point of extra device-memory traffic beyond the protocol's phi, w read + out
 // written, and its per-level loads come one level at a time, so few bytes are in flight (24-30 % of the
 // copy bandwidth, bench/results/20261130T0057Z-*). The on-chip kernels:
-//  - vadv_column_twist (up to kRegLevels = 80 levels, the default, 6 levels ahead, read-only loads): the twisted Thomas solve, two threads
+//  - vadv_column_twist (up to kRegLevels = 80 levels, the default, 8 levels ahead, read-only loads): the twisted Thomas solve, two threads
 //    per column, one eliminating from the bottom and one from the top (below); bit-identical to
 //    vadv_columns_portable_twisted on the device, equal to the Thomas sweep to rounding.
 // The one-thread-per-column forms, one warp of 32 adjacent columns per block, evaluate VadvStep's Thomas
@@ -19,11 +19,12 @@
 //    levels; the default there): the whole column of phi and w staged by cp.async and overwritten in
 //    place by d', c'; five warps per multiprocessor at 80 levels.
 // Beyond that the caller runs the portable path. Measured on an H200 (docs/performance.md, "COSMO
-// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: twisted 0.77 / 0.83 / 0.88
-// (c210e55; 0.75 / 0.76 / 0.78 with streaming loads, 4ee82f7); before it ring 0.58 / 0.63 / 0.67, flat reg 0.63 / 0.63 / 0.64 (c054c5b; 0.67 / 0.70 / 0.72
+// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: twisted 0.78 / 0.86 / 0.90
+// (5c7e6ba, 8 levels ahead; 0.77 / 0.83 / 0.88 with 6, c210e55; 0.75 / 0.76 / 0.78 with streaming loads, 4ee82f7); before it ring 0.58 / 0.63 / 0.67, flat reg 0.63 / 0.63 / 0.64 (c054c5b; 0.67 / 0.70 / 0.72
 // without the forced shared-memory carveout, ebebfae), smem 0.41 / 0.53 / 0.59 (bad3a93). All are
 // latency-bound: the scratch (1280 B per column at 80 levels) caps the columns per multiprocessor, and the
-// resident warps wait on their loads (ncu); the 85 % goal is met at 1024^2 only. Tried and dropped: d' through
+// resident warps wait on their loads (ncu); the 85 % goal is met at 512^2 and 1024^2, not at 256^2 (two
+// waves of blocks per launch there). Tried and dropped: d' through
 // out in L2 (0.32-0.44: its round trip reached DRAM), a producer/consumer pair of warps per 32 columns
 // passing the rows (a, b, c, d) through a shared-memory ring with named barriers (0.42-0.46: four
 // blocks per multiprocessor, the producer's dependent instructions became the chain), and a persistent
@@ -287,8 +288,9 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
   }
 }
 
-// Twisted forms (`twistq6`, the default up to kRegLevels levels; `twistq6cs`, `twistq4`, `twistq8`,
-// `twistb4`, `twisto4` with streaming loads, for measurement): two threads per column. A block of 2 kTC threads takes kTC adjacent flat positions (as
+// Twisted forms (`twistq8g`, the default up to kRegLevels levels: 8 levels ahead, read-only loads; `twistq6`
+// (6 ahead, the default before), `twistq6cs`, `twistq4`, `twistq8`, `twistb4`, `twisto4` with
+// streaming loads, for measurement): two threads per column. A block of 2 kTC threads takes kTC adjacent flat positions (as
 // column_range<true>: the padded rows 0 .. ny-1 as one sequence, ghost columns included); its first kTC
 // threads eliminate levels 0 .. m = ceil(nz/2) - 1 of their columns upwards (the Thomas sweep), the other
 // kTC levels nz-1 .. m+1 downwards with the mirrored step (VadvStep::mirrored: the same instructions with
@@ -337,16 +339,7 @@ __device__ __forceinline__ double twist_load(const double* p) {
   else return __ldcs(p);
 }
 
-// kPf > 0 (measurement variants `twistq6p*`): one thread per half block also asks L2 for the block's 64
-// columns of phi and w kPf levels beyond the loads in flight (cp.async.bulk.prefetch.L2: no register held),
-// so that the loads meet L2 instead of DRAM latency.
-__device__ __forceinline__ void l2_prefetch_span(const double* p, int n) {
-  const uint64_t a0 = reinterpret_cast<uint64_t>(p) & ~uint64_t(15);
-  const uint64_t a1 = (reinterpret_cast<uint64_t>(p + n) + 15) & ~uint64_t(15);
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(a0), "r"(unsigned(a1 - a0)));
-}
-
-template <int kTC, int kAhead, int kMem, int kPf = 0>
+template <int kTC, int kAhead, int kMem>
 __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out) {
   constexpr int kT = 2 * kTC;  // threads per block
@@ -383,8 +376,6 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
   double phi = twist_load<kMem>(in + n0 + (upper ? plane * (nz - 1) : 0));
   double* cps = s_cp + tid;
   double dp[kTwistLevels];
-  // the first thread of each half, when the block's columns are one run of memory (not the last block)
-  const bool pf_lead = kPf > 0 && (tid & (kTC - 1)) == 0 && int64_t(blockIdx.x + 1) * kTC <= sx * G.ny;
   // An exit per level, as in the register form (vadv_column_reg).
 #pragma unroll
   for (int t = 0; t < kTwistLevels; ++t) {
@@ -395,14 +386,6 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
     rw[t % kAhead] = more ? twist_load<kMem>(lw) : 0.0;
     lphi += step;
     lw += step;
-    if constexpr (kPf > 0) {
-      // lphi is at level t + kAhead + 2 from this thread's end (lw one level nearer): prefetch kPf beyond,
-      // within the thread's own levels, for a block whose kTC columns are consecutive in memory
-      if (pf_lead && t + kAhead + kPf + 3 <= nl) {
-        l2_prefetch_span(lphi + kPf * step, kTC);
-        l2_prefetch_span(lw + kPf * step, kTC);
-      }
-    }
     D.forward(cs, wp, phi, phip);
     cps[t * kT] = cs.cp;
     dp[t] = cs.dp;
@@ -478,13 +461,13 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
-      want != "twistq6cs" && want != "twistq6p2" && want != "twistq6p4" && want != "twistq6p8" &&
-      want != "twistq8g")
+      want != "twistq6cs" && want != "twistq8g")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq6, twistq6cs, twistq6p2, twistq6p4, twistq6p8, twistq4, twistq8g, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
-  // auto: the twisted form with 64 columns per block, 6 levels ahead, loads through the read-only path, up to
-  // kRegLevels levels (0.771 / 0.829 / 0.883 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.626 / 0.631 /
-  // 0.672 for the one-thread forms at 6f7dffd; c210e55).
+                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
+  // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path, up to
+  // kRegLevels levels (0.779 / 0.856 / 0.899 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.775-0.777 /
+  // 0.835-0.837 / 0.893-0.894 with 6 ahead in the same run, 5c7e6ba; 0.626 / 0.631 / 0.672 for the one-thread
+  // forms at 6f7dffd).
   const int tc = want == "twistb4" ? 32 : want == "twisto4" ? 128 : want.rfind("twistq", 0) == 0 || want == "auto" ? 64 : 0;
   if (tc && gr.nz <= kRegLevels) {
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
@@ -496,18 +479,15 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
       carveout_override(kernel);
       launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out);
     };
-    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, rp2 = 0, rp4 = 0, rp8 = 0, r8g = 0;
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
     if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
     else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
     else if (want == "twistq4") go(vadv_column_twist<64, 4, 0>, twist_smem<64>(), r64);
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
     else if (want == "twistq6cs") go(vadv_column_twist<64, 6, 0>, twist_smem<64>(), rcs);
-    else if (want == "twistq6p2") go(vadv_column_twist<64, 6, 1, 2>, twist_smem<64>(), rp2);
-    else if (want == "twistq6p4") go(vadv_column_twist<64, 6, 1, 4>, twist_smem<64>(), rp4);
-    else if (want == "twistq6p8") go(vadv_column_twist<64, 6, 1, 8>, twist_smem<64>(), rp8);
-    else if (want == "twistq8g") go(vadv_column_twist<64, 8, 1>, twist_smem<64>(), r8g);
-    else go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), r64b);
+    else if (want == "twistq6") go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), r6g);
+    else go(vadv_column_twist<64, 8, 1>, twist_smem<64>(), r64b);  // auto, twistq8g
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
   }
