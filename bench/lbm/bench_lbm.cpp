@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   Runtime rt(&argc, &argv);
   std::string device = exec::cuda_enabled() && device::gpu_available() ? "gpu" : "cpu";
   std::string sizes = "256,512", lattices = "D3Q19,D3Q27", precisions = "fp32,fp16", collision = "bgk";
-  std::string kernel = exec::cuda_enabled() ? "tuned" : "reference", box = "periodic", memory = "device", out;
+  std::string kernel, box = "periodic", memory = "device", out;  // kernel: "tuned" on the GPU, else "reference"
   int steps = 20, reps = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
     }
   }
   const exec::Space space = exec::parse_space(device);
+  // The tuned kernel runs on the GPU only: a host run (also in a CUDA build) defaults to the reference path.
+  if (kernel.empty()) kernel = space == exec::Space::Device ? "tuned" : "reference";
   if (memory != "device" && memory != "managed") {
     std::fprintf(stderr, "bench_lbm: --memory must be device or managed, not '%s'\n", memory.c_str());
     return 2;
