@@ -330,16 +330,7 @@ __device__ __forceinline__ void strip_row(const StageArgs& A, int64_t i, int64_t
 // explicitly rounded arithmetic (Rn).
 // kXRow: the block's warps sit side by side in x (kWarps x 29 columns of one strip) instead of stacked
 // in y (29 columns of kWarps strips).
-// kPf (variant `strip8m4xp`, measurement): at the start the warp asks L2 for every row it will read (h, u, v,
-// b and s^n of its 32 columns; cp.async.bulk.prefetch.L2, no register held), so that the whole strip is in
-// flight at once and the loads, issued kAhead rows ahead as before, meet L2 instead of DRAM.
-__device__ __forceinline__ void l2_prefetch_row(const double* p, int n) {
-  const uint64_t a0 = reinterpret_cast<uint64_t>(p) & ~uint64_t(15);
-  const uint64_t a1 = (reinterpret_cast<uint64_t>(p + n) + 15) & ~uint64_t(15);
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(a0), "r"(unsigned(a1 - a0)));
-}
-
-template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL, bool kXRow, bool kPf = false>
+template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL, bool kXRow>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const StageArgs A) {
   constexpr int kRows = kR + 3;
   const Grid& G = A.gr;
@@ -351,28 +342,6 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
   if (j0 >= A.rj1 || A.ri0 + wx * kStripOut >= A.ri1) return;  // the whole warp
   const bool col_in = i >= -G.g && i < G.nx + G.g;
   const bool s0_is_sk = A.s0.h == A.sk.h && A.s0.u == A.sk.u && A.s0.v == A.sk.v;
-  if constexpr (kPf) {
-    // spans of the warp's columns (clipped to the patch); item q: raw rows of h, u, v (3 kRows), then b
-    // (kR + 1 rows from j0 - 1), then s^n (3 kR, when it is not s_k)
-    const int64_t c0 = i - lane < -G.g ? -G.g : i - lane, c1 = i - lane + 32 < G.nx + G.g ? i - lane + 32 : G.nx + G.g;
-    const int nq = 3 * kRows + (kR + 1) + (s0_is_sk ? 0 : 3 * kR);
-    for (int q = lane; q < nq; q += 32) {
-      const double* base;
-      int64_t row;
-      if (q < 3 * kRows) {
-        base = q < kRows ? A.sk.h : q < 2 * kRows ? A.sk.u : A.sk.v;
-        row = j0 - 2 + q % kRows;
-      } else if (q < 3 * kRows + kR + 1) {
-        base = A.sk.b;
-        row = j0 - 1 + (q - 3 * kRows);
-      } else {
-        const int r = q - 3 * kRows - (kR + 1);
-        base = r < kR ? A.s0.h : r < 2 * kR ? A.s0.u : A.s0.v;
-        row = j0 + r % kR;
-      }
-      if (row < G.ny + G.g && c1 > c0) l2_prefetch_row(base + G.idx(c0, row), int(c1 - c0));
-    }
-  }
   // Raw row c (grid row j0 - 2 + c) is first read in step c - 3, s^n row r in step r: each is requested
   // kAhead steps before (all in the first step when kAhead >= kRows). Points outside the patch read zero
   // (never used by a cell of the rect).
@@ -430,7 +399,7 @@ constexpr const char* kDefaultShape = "strip8m4x";
 int tile_variant() {
   static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
                                            "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12",
-                                           "strip4x", "strip8m4x", "strip8m2x8", "strip8m4xp"};
+                                           "strip4x", "strip8m4x", "strip8m2x8"};
   const char* e = std::getenv("TESSERA_SW_TILE");
   if (!e || !*e) e = kDefaultShape;
   for (int v = 0; v < int(std::size(kNames)); ++v)
@@ -449,14 +418,14 @@ void launch(const exec::Exec& ex, const StageArgs& A) {
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
-template <int R, int AH, int W, int MB, bool XRow = false, bool Pf = false>
+template <int R, int AH, int W, int MB, bool XRow = false>
 void launch_strip(const exec::Exec& ex, const StageArgs& A) {
   const dim3 block(32, W);
   const int64_t wx = (A.ri1 - A.ri0 + kStripOut - 1) / kStripOut, wy = (A.rj1 - A.rj0 + R - 1) / R;
   const dim3 grid = XRow ? dim3(unsigned((wx + W - 1) / W), unsigned(wy)) : dim3(unsigned(wx), unsigned((wy + W - 1) / W));
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true, XRow, Pf><<<grid, block, 0, st>>>(A);
-  else sw_stage_strip<R, AH, W, MB, false, XRow, Pf><<<grid, block, 0, st>>>(A);
+  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true, XRow><<<grid, block, 0, st>>>(A);
+  else sw_stage_strip<R, AH, W, MB, false, XRow><<<grid, block, 0, st>>>(A);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -482,8 +451,7 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 9: launch_strip<12, 3, 4, 3>(ex, A); break;
     case 10: launch_strip<4, 8, 4, 3, true>(ex, A); break;
     case 11: launch_strip<8, 2, 4, 4, true>(ex, A); break;  // strip8m4x, the default
-    case 12: launch_strip<8, 2, 8, 2, true>(ex, A); break;
-    default: launch_strip<8, 2, 4, 4, true, true>(ex, A); break;  // strip8m4xp
+    default: launch_strip<8, 2, 8, 2, true>(ex, A); break;
   }
   return true;
 }

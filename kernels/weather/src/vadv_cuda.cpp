@@ -339,16 +339,7 @@ __device__ __forceinline__ double twist_load(const double* p) {
   else return __ldcs(p);
 }
 
-// kWhole (variant `twistq8gw`, measurement): at the start each block asks L2 for all levels of phi and w of its
-// kTC columns (cp.async.bulk.prefetch.L2, one span per level and array, no register held), so that a whole
-// wave's inputs are requested at once and the loads then meet L2.
-__device__ __forceinline__ void l2_prefetch_span(const double* p, int n) {
-  const uint64_t a0 = reinterpret_cast<uint64_t>(p) & ~uint64_t(15);
-  const uint64_t a1 = (reinterpret_cast<uint64_t>(p + n) + 15) & ~uint64_t(15);
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(a0), "r"(unsigned(a1 - a0)));
-}
-
-template <int kTC, int kAhead, int kMem, bool kWhole = false>
+template <int kTC, int kAhead, int kMem>
 __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out) {
   constexpr int kT = 2 * kTC;  // threads per block
@@ -368,15 +359,6 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
   const int64_t n0 = G.idx(i, j);
   const int64_t step = upper ? -plane : plane;
   const VadvStep D = upper ? S.mirrored() : S;
-  if constexpr (kWhole) {
-    // the block's kTC flat positions are one run of memory per level (clipped at the last row)
-    const int64_t f0 = int64_t(blockIdx.x) * kTC, f1 = f0 + kTC < sx * G.ny ? f0 + kTC : sx * G.ny;
-    const int64_t base = G.idx(-G.g, 0) + f0;
-    for (int q = tid; q < 2 * nz; q += kT) {
-      const double* a = (q < nz ? in : w) + base + plane * (q < nz ? q : q - nz);
-      l2_prefetch_span(a, int(f1 - f0));
-    }
-  }
   // Level t of this thread is k = t (lower) or nz-1-t (upper); it reads phi(k), and w and phi of its next
   // level: w(k+1/2), phi(k+1) below; w(k-1/2), phi(k-1) above. Both exist iff t + 1 < nz.
   const double* lphi = in + n0 + plane * (upper ? nz - 2 : 1);
@@ -479,9 +461,9 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
-      want != "twistq6cs" && want != "twistq8g" && want != "twistq8gw")
+      want != "twistq6cs" && want != "twistq8g")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq8gw, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
+                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
   // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path, up to
   // kRegLevels levels (0.779 / 0.856 / 0.899 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.775-0.777 /
   // 0.835-0.837 / 0.893-0.894 with 6 ahead in the same run, 5c7e6ba; 0.626 / 0.631 / 0.672 for the one-thread
@@ -497,7 +479,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
       carveout_override(kernel);
       launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out);
     };
-    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, r8w = 0;
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
     if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
     else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
@@ -505,7 +487,6 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
     else if (want == "twistq6cs") go(vadv_column_twist<64, 6, 0>, twist_smem<64>(), rcs);
     else if (want == "twistq6") go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), r6g);
-    else if (want == "twistq8gw") go(vadv_column_twist<64, 8, 1, true>, twist_smem<64>(), r8w);
     else go(vadv_column_twist<64, 8, 1>, twist_smem<64>(), r64b);  // auto, twistq8g
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
