@@ -321,11 +321,9 @@ constexpr int kTwistLevels = kRegLevels / 2;
 // 64 columns per block, four blocks then need 4 x (40 KB + 1 KB reserved) = 164 KB, a carveout step, and
 // leave 92 KB of L1 instead of 56 KB with a separate 2 KB exchange area (measured: no change in speed,
 // 4ee82f7 against ffd8fb3).
-// kDs > 0: d' of the thread's first kDs levels goes to shared memory too (after c'), which frees 2 kDs
-// registers for loads in flight (variants `twistq*s*`).
-template <int kTC, int kDs = 0>
+template <int kTC>
 constexpr size_t twist_smem() {
-  return size_t(kTwistLevels + kDs) * 2 * kTC * sizeof(double);
+  return size_t(kTwistLevels) * 2 * kTC * sizeof(double);
 }
 
 // Loads of phi and w: kMem = 1 through the read-only path (ld.global.nc, the default), 0 with the streaming
@@ -341,7 +339,7 @@ __device__ __forceinline__ double twist_load(const double* p) {
   else return __ldcs(p);
 }
 
-template <int kTC, int kAhead, int kMem, int kDs = 0>
+template <int kTC, int kAhead, int kMem>
 __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out) {
   constexpr int kT = 2 * kTC;  // threads per block
@@ -390,8 +388,7 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
     lw += step;
     D.forward(cs, wp, phi, phip);
     cps[t * kT] = cs.cp;
-    if (t < kDs) cps[(kTwistLevels + t) * kT] = cs.dp;
-    else dp[t] = cs.dp;
+    dp[t] = cs.dp;
     phi = phip;
   }
   // Lower thread: c'_m, d'_m; upper thread: a''_{m+1}, d''_{m+1} (zero when nz = 1). Exchanged through each
@@ -419,7 +416,7 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
 #pragma unroll
   for (int t = kTwistLevels - 2; t >= 0; --t) {
     if (t < nl - 1) {
-      x = VadvStep::back(t < kDs ? cps[(kTwistLevels + t) * kT] : dp[t], cps[t * kT], x);
+      x = VadvStep::back(dp[t], cps[t * kT], x);
       o -= step;
       if (live) __stcs(o, x);
     }
@@ -464,10 +461,9 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
-      want != "twistq6cs" && want != "twistq8g" && want != "twistq10s4" &&
-      want != "twistq12s8" && want != "twistq16s12")
+      want != "twistq6cs" && want != "twistq8g")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq10s4, twistq12s8, twistq16s12, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
+                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
   // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path, up to
   // kRegLevels levels (0.779 / 0.856 / 0.899 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.775-0.777 /
   // 0.835-0.837 / 0.893-0.894 with 6 ahead in the same run, 5c7e6ba; 0.626 / 0.631 / 0.672 for the one-thread
@@ -483,7 +479,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
       carveout_override(kernel);
       launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out);
     };
-    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, r10 = 0, r12 = 0, r16 = 0;
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
     if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
     else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
@@ -491,9 +487,6 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
     else if (want == "twistq6cs") go(vadv_column_twist<64, 6, 0>, twist_smem<64>(), rcs);
     else if (want == "twistq6") go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), r6g);
-    else if (want == "twistq10s4") go(vadv_column_twist<64, 10, 1, 4>, twist_smem<64, 4>(), r10);
-    else if (want == "twistq12s8") go(vadv_column_twist<64, 12, 1, 8>, twist_smem<64, 8>(), r12);
-    else if (want == "twistq16s12") go(vadv_column_twist<64, 16, 1, 12>, twist_smem<64, 12>(), r16);
     else go(vadv_column_twist<64, 8, 1>, twist_smem<64>(), r64b);  // auto, twistq8g
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
