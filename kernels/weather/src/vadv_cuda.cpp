@@ -19,11 +19,11 @@
 //    levels; the default there): the whole column of phi and w staged by cp.async and overwritten in
 //    place by d', c'; five warps per multiprocessor at 80 levels.
 // Beyond that the caller runs the portable path. Measured on an H200 (docs/performance.md, "COSMO
-// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: twisted 0.78 / 0.86 / 0.90
+// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: twisted 0.77-0.79 / 0.84-0.86 / 0.89-0.90
 // (5c7e6ba, 8 levels ahead; 0.77 / 0.83 / 0.88 with 6, c210e55; 0.75 / 0.76 / 0.78 with streaming loads, 4ee82f7); before it ring 0.58 / 0.63 / 0.67, flat reg 0.63 / 0.63 / 0.64 (c054c5b; 0.67 / 0.70 / 0.72
 // without the forced shared-memory carveout, ebebfae), smem 0.41 / 0.53 / 0.59 (bad3a93). All are
 // latency-bound: the scratch (1280 B per column at 80 levels) caps the columns per multiprocessor, and the
-// resident warps wait on their loads (ncu); the 85 % goal is met at 512^2 and 1024^2, not at 256^2 (two
+// resident warps wait on their loads (ncu); the 85 % goal is met at 1024^2, at the threshold at 512^2 and not at 256^2 (two
 // waves of blocks per launch there). Tried and dropped: d' through
 // out in L2 (0.32-0.44: its round trip reached DRAM), a producer/consumer pair of warps per 32 columns
 // passing the rows (a, b, c, d) through a shared-memory ring with named barriers (0.42-0.46: four
