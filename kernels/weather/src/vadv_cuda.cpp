@@ -510,22 +510,20 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
                                             : dim3(unsigned((gr.nx + kCols - 1) / kCols), unsigned(gy));
   const cudaStream_t s = static_cast<cudaStream_t>(ex.stream);
   const VadvStep S = VadvStep::make(vp);
+  // The ring and register forms, flat or by x chunks (each kernel raises its own shared-memory limit).
+  const auto one_thread = [&](auto chunked, auto flat_form, size_t& raised, size_t& raised_f) {
+    const auto kernel = flat ? flat_form : chunked;
+    allow_smem(kernel, bytes, flat ? raised_f : raised);
+    carveout_override(kernel);
+    kernel<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
+    TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_ring/reg");
+  };
   if (kind == K::Ring) {
     static size_t raised = 0, raised_f = 0;
-    allow_smem(vadv_column_ring<false>, bytes, raised);
-    allow_smem(vadv_column_ring<true>, bytes, raised_f);
-    carveout_override(flat ? vadv_column_ring<true> : vadv_column_ring<false>);
-    if (flat) vadv_column_ring<true><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
-    else vadv_column_ring<false><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
-    TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_ring");
+    one_thread(vadv_column_ring<false>, vadv_column_ring<true>, raised, raised_f);
   } else if (kind == K::Reg) {
     static size_t raised = 0, raised_f = 0;
-    allow_smem(vadv_column_reg<false>, bytes, raised);
-    allow_smem(vadv_column_reg<true>, bytes, raised_f);
-    carveout_override(flat ? vadv_column_reg<true> : vadv_column_reg<false>);
-    if (flat) vadv_column_reg<true><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
-    else vadv_column_reg<false><<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
-    TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_reg");
+    one_thread(vadv_column_reg<false>, vadv_column_reg<true>, raised, raised_f);
   } else {
     static size_t raised = 0;
     allow_smem(vadv_column_smem, bytes, raised);
