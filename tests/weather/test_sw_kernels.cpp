@@ -204,7 +204,7 @@ TEST_CASE("fused SSP stage matches the staged reference on random inputs", "[wea
 #define SW_KERNEL_SHAPE()                                                                                   \
   GENERATE(std::string("32x16"), std::string("strip4"), std::string("strip4m4"), std::string("strip8m4"), \
            std::string("strip16m4"), std::string("strip8"), std::string("strip12"), std::string("strip4x"),         \
-           std::string("strip8m4x"), std::string("strip8m2x8"))
+           std::string("strip8m4x"), std::string("strip8m2x8"), std::string("strip8m4xf"), std::string("strip16m4xf"))
 
 TEST_CASE("GPU shallow-water stage matches the host", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "tessera/weather/sw_rates.hpp"
 
@@ -224,31 +225,83 @@ struct Rn {
   friend TESSERA_HD Rn operator-(Rn a) { return Rn(-a.x); }
 };
 
+// A double whose products are fused into the sum or difference they enter, as the expression is written:
+// x * y stays an unrounded RfProd, and RfProd + z is __fma_rn(x, y, z); a product that enters no sum is
+// rounded on its own (__dmul_rn), and of two products summed the right one is rounded first. What is
+// fused is fixed by the expression, not by the optimiser, so every row of an unrolled strip computes the
+// same bits (the reason for Rn) with about a third fewer fp64 instructions. The results differ from the
+// host (plain arithmetic) by rounding only. Device code only (host fallbacks for the shared templates).
+struct RfProd {
+  double a, b;
+};
+#if defined(__CUDA_ARCH__)
+TESSERA_HD inline double rf_mul(double a, double b) { return __dmul_rn(a, b); }
+TESSERA_HD inline double rf_fma(double a, double b, double c) { return __fma_rn(a, b, c); }
+TESSERA_HD inline double rf_add(double a, double b) { return __dadd_rn(a, b); }
+TESSERA_HD inline double rf_sub(double a, double b) { return __dsub_rn(a, b); }
+TESSERA_HD inline double rf_div(double a, double b) { return __ddiv_rn(a, b); }
+#else
+TESSERA_HD inline double rf_mul(double a, double b) { return a * b; }
+TESSERA_HD inline double rf_fma(double a, double b, double c) { return a * b + c; }
+TESSERA_HD inline double rf_add(double a, double b) { return a + b; }
+TESSERA_HD inline double rf_sub(double a, double b) { return a - b; }
+TESSERA_HD inline double rf_div(double a, double b) { return a / b; }
+#endif
+struct Rf {
+  double x;
+  TESSERA_HD Rf(double v) : x(v) {}                  // NOLINT: implicit, as Rn
+  TESSERA_HD Rf(RfProd p) : x(rf_mul(p.a, p.b)) {}  // NOLINT: a product used as a value is rounded
+};
+// (Free functions, not hidden friends: RfProd - RfProd must find them too.)
+TESSERA_HD inline RfProd operator*(Rf a, Rf b) { return {a.x, b.x}; }
+TESSERA_HD inline RfProd operator*(RfProd a, Rf b) { return {Rf(a).x, b.x}; }
+TESSERA_HD inline RfProd operator*(Rf a, RfProd b) { return {a.x, Rf(b).x}; }
+TESSERA_HD inline RfProd operator*(RfProd a, RfProd b) { return {Rf(a).x, Rf(b).x}; }
+TESSERA_HD inline Rf operator+(Rf a, Rf b) { return rf_add(a.x, b.x); }
+TESSERA_HD inline Rf operator+(RfProd a, Rf b) { return rf_fma(a.a, a.b, b.x); }
+TESSERA_HD inline Rf operator+(Rf a, RfProd b) { return rf_fma(b.a, b.b, a.x); }
+TESSERA_HD inline Rf operator+(RfProd a, RfProd b) { return rf_fma(a.a, a.b, Rf(b).x); }
+TESSERA_HD inline Rf operator-(Rf a, Rf b) { return rf_sub(a.x, b.x); }
+TESSERA_HD inline Rf operator-(RfProd a, Rf b) { return rf_fma(a.a, a.b, -b.x); }
+TESSERA_HD inline Rf operator-(Rf a, RfProd b) { return rf_fma(-b.a, b.b, a.x); }
+TESSERA_HD inline Rf operator-(RfProd a, RfProd b) { return rf_fma(a.a, a.b, -Rf(b).x); }
+TESSERA_HD inline Rf operator/(Rf a, Rf b) { return rf_div(a.x, b.x); }
+TESSERA_HD inline Rf operator/(RfProd a, Rf b) { return rf_div(Rf(a).x, b.x); }
+TESSERA_HD inline Rf operator/(Rf a, RfProd b) { return rf_div(a.x, Rf(b).x); }
+TESSERA_HD inline Rf operator-(Rf a) { return Rf(-a.x); }
+TESSERA_HD inline RfProd operator-(RfProd a) { return {-a.a, a.b}; }
+// The value of an Rn / Rf expression.
+TESSERA_HD inline double val(Rn a) { return a.x; }
+TESSERA_HD inline double val(Rf a) { return a.x; }
+TESSERA_HD inline double val(RfProd a) { return Rf(a).x; }
+
 // The neighbourhood of one cell as sw_rates.hpp reads it, held in registers by the strip kernel and
 // addressed by offsets from the cell (the rates are evaluated at (0, 0), so every offset below is a
 // constant once inlined). Members: U at (0,0) (1,0) (-1,0) (0,-1) (1,-1); V at (0,0) (0,1) (-1,0) (-1,1)
 // (0,-1); B at (0,0) (-1,0) (0,-1); q at (0,0) (0,1) (1,0) (Sadourny); the Arakawa-Lamb cell coefficients
 // a, d at (0,0) (-1,0) (0,-1), eps at (0,0) (-1,0), phi at (0,0) (0,-1).
+template <class Num>
 struct CellNbhd {
   double U00, U10, Um0, U0m, U1m, V00, V01, Vm0, Vm1, V0m, B00, Bm0, B0m, q00, q01, q10;
   double a00, am0, a0m, d00, dm0, d0m, e00, em0, p00, p0m;
-  TESSERA_HD Rn U(int64_t i, int64_t j) const {
+  TESSERA_HD Num U(int64_t i, int64_t j) const {
     return j == 0 ? (i == 0 ? U00 : i == 1 ? U10 : Um0) : i == 0 ? U0m : U1m;
   }
-  TESSERA_HD Rn V(int64_t i, int64_t j) const {
+  TESSERA_HD Num V(int64_t i, int64_t j) const {
     return i == 0 ? (j == 0 ? V00 : j == 1 ? V01 : V0m) : j == 0 ? Vm0 : Vm1;
   }
-  TESSERA_HD Rn B(int64_t i, int64_t j) const { return i != 0 ? Bm0 : j == 0 ? B00 : B0m; }
-  TESSERA_HD Rn q(int64_t i, int64_t j) const { return i != 0 ? q10 : j == 0 ? q00 : q01; }
-  TESSERA_HD Rn al_a(int64_t i, int64_t j) const { return i != 0 ? am0 : j == 0 ? a00 : a0m; }
-  TESSERA_HD Rn al_d(int64_t i, int64_t j) const { return i != 0 ? dm0 : j == 0 ? d00 : d0m; }
-  TESSERA_HD Rn al_eps(int64_t i, int64_t) const { return i != 0 ? em0 : e00; }
-  TESSERA_HD Rn al_phi(int64_t, int64_t j) const { return j != 0 ? p0m : p00; }
+  TESSERA_HD Num B(int64_t i, int64_t j) const { return i != 0 ? Bm0 : j == 0 ? B00 : B0m; }
+  TESSERA_HD Num q(int64_t i, int64_t j) const { return i != 0 ? q10 : j == 0 ? q00 : q01; }
+  TESSERA_HD Num al_a(int64_t i, int64_t j) const { return i != 0 ? am0 : j == 0 ? a00 : a0m; }
+  TESSERA_HD Num al_d(int64_t i, int64_t j) const { return i != 0 ? dm0 : j == 0 ? d00 : d0m; }
+  TESSERA_HD Num al_eps(int64_t i, int64_t) const { return i != 0 ? em0 : e00; }
+  TESSERA_HD Num al_phi(int64_t, int64_t j) const { return j != 0 ? p0m : p00; }
 };
 // The four corner PVs of a cell, for al81::*_from_q at (0, 0).
+template <class Num>
 struct CellCorners {
   double sw, se, nw, ne;
-  TESSERA_HD Rn q(int64_t i, int64_t j) const { return i == 0 ? (j == 0 ? sw : nw) : j == 0 ? se : ne; }
+  TESSERA_HD Num q(int64_t i, int64_t j) const { return i == 0 ? (j == 0 ? sw : nw) : j == 0 ? se : ne; }
 };
 
 constexpr int kStripOut = 29;  // output columns per warp: lanes 2..30 (a cell reads columns i-2 .. i+1)
@@ -269,40 +322,40 @@ struct StripCarry {
 // q and, from the second step (lead: j >= the first row - 1), row j's U, B and cell coefficients; writes
 // cell (i, j) where `write`. Every lane must call it (shuffles); the conditions are warp-uniform except
 // `write`, which only guards the store.
-template <bool kAL>
+template <bool kAL, class Num>
 __device__ __forceinline__ void strip_row(const StageArgs& A, int64_t i, int64_t j, bool lead, bool write, double hc,
                                           double uc, double vc, double h1, double u1, double v1, double bc, double sh0,
                                           double su0, double sv0, StripCarry& s) {
   const Grid& G = A.gr;
   constexpr SwScheme sc = kAL ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
   const double hW1 = lane_west(h1), vW1 = lane_west(v1);
-  const double V1 = sw_flux<Rn>(hc, h1, v1).x;
+  const double V1 = val(sw_flux<Num>(hc, h1, v1));
   const double q1 =
-      sw_pv<Rn>(coriolis_corner(A.p, G.dy, G.j0 + j + 1), v1, vW1, u1, uc, h1, hW1, hc, s.hW, A.m).x;
+      val(sw_pv<Num>(coriolis_corner(A.p, G.dy, G.j0 + j + 1), v1, vW1, u1, uc, h1, hW1, hc, s.hW, A.m));
   const double qE1 = lane_east(q1), VW1 = lane_west(V1);
   if (lead) {
-    const double U = sw_flux<Rn>(s.hW, hc, uc).x;
-    const double B = sw_bernoulli<Rn>(A.p.gravity, hc, bc, uc, lane_east(uc), vc, v1).x;
+    const double U = val(sw_flux<Num>(s.hW, hc, uc));
+    const double B = val(sw_bernoulli<Num>(A.p.gravity, hc, bc, uc, lane_east(uc), vc, v1));
     const double UW = lane_west(U), UE = lane_east(U), BW = lane_west(B);
     double a = 0, d = 0, e = 0, ph = 0, aW = 0, dW = 0, eW = 0;
     if constexpr (kAL) {
-      const CellCorners Q{s.q, s.qE, q1, qE1};
-      a = al81::a_from_q(Q, 0, 0).x;
-      d = al81::d_from_q(Q, 0, 0).x;
-      e = al81::eps_from_q(Q, 0, 0).x;
-      ph = al81::phi_from_q(Q, 0, 0).x;
+      const CellCorners<Num> Q{s.q, s.qE, q1, qE1};
+      a = val(al81::a_from_q(Q, 0, 0));
+      d = val(al81::d_from_q(Q, 0, 0));
+      e = val(al81::eps_from_q(Q, 0, 0));
+      ph = val(al81::phi_from_q(Q, 0, 0));
       aW = lane_west(a);
       dW = lane_west(d);
       eW = lane_west(e);
     }
     if (write) {
-      const CellNbhd S{U,   UE,  UW,  s.Um, s.UEm, s.Vc, V1,  s.VW, VW1, s.Vm, B,  BW, s.Bm,
+      const CellNbhd<Num> S{U,   UE,  UW,  s.Um, s.UEm, s.Vc, V1,  s.VW, VW1, s.Vm, B,  BW, s.Bm,
                        s.q, q1,  s.qE, a,   aW,    s.am, d,   dW,   s.dm, e,   eW, ph, s.pm};
-      const Rn ra = A.a, rc = A.c, rdt = A.dt;
-      const double oh = (ra * sh0 + rc * (hc + rdt * sw_rate_h(S, A.m, 0, 0))).x;
+      const Num ra = A.a, rc = A.c, rdt = A.dt;
+      const double oh = val(ra * sh0 + rc * (hc + rdt * sw_rate_h(S, A.m, 0, 0)));
       const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
-      const double ou = uw ? 0.0 : (ra * su0 + rc * (uc + rdt * sw_rate_u(S, sc, A.m, 0, 0))).x;
-      const double ov = vw ? 0.0 : (ra * sv0 + rc * (vc + rdt * sw_rate_v(S, sc, A.m, 0, 0))).x;
+      const double ou = uw ? 0.0 : val(ra * su0 + rc * (uc + rdt * sw_rate_u(S, sc, A.m, 0, 0)));
+      const double ov = vw ? 0.0 : val(ra * sv0 + rc * (vc + rdt * sw_rate_v(S, sc, A.m, 0, 0)));
       store_cell(A, i, j, oh, ou, ov);
     }
     s.Um = U;
@@ -330,8 +383,10 @@ __device__ __forceinline__ void strip_row(const StageArgs& A, int64_t i, int64_t
 // explicitly rounded arithmetic (Rn).
 // kXRow: the block's warps sit side by side in x (kWarps x 29 columns of one strip) instead of stacked
 // in y (29 columns of kWarps strips).
-template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL, bool kXRow>
+// kFma: products fused into the sums they enter (Rf) instead of every operation rounded (Rn).
+template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL, bool kXRow, bool kFma>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const StageArgs A) {
+  using Num = std::conditional_t<kFma, Rf, Rn>;
   constexpr int kRows = kR + 3;
   const Grid& G = A.gr;
   const int lane = int(threadIdx.x);
@@ -376,7 +431,7 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
     const int64_t j = j0 + k;
     if (k == -2) st.hW = lane_west(rh[0]);  // after row 0's load
     const bool out = k >= 0;
-    strip_row<kAL>(A, i, j, k >= -1, out && writes && j < A.rj1, rh[c], ru[c], rv[c], rh[c + 1], ru[c + 1],
+    strip_row<kAL, Num>(A, i, j, k >= -1, out && writes && j < A.rj1, rh[c], ru[c], rv[c], rh[c + 1], ru[c + 1],
                    rv[c + 1], k >= -1 ? rb[k + 1] : 0.0, !out ? 0.0 : s0_is_sk ? rh[c] : h0[k],
                    !out ? 0.0 : s0_is_sk ? ru[c] : u0[k], !out ? 0.0 : s0_is_sk ? rv[c] : v0[k], st);
   }
@@ -399,7 +454,7 @@ constexpr const char* kDefaultShape = "strip8m4x";
 int tile_variant() {
   static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
                                            "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12",
-                                           "strip4x", "strip8m4x", "strip8m2x8"};
+                                           "strip4x", "strip8m4x", "strip8m2x8", "strip8m4xf", "strip16m4xf"};
   const char* e = std::getenv("TESSERA_SW_TILE");
   if (!e || !*e) e = kDefaultShape;
   for (int v = 0; v < int(std::size(kNames)); ++v)
@@ -418,14 +473,14 @@ void launch(const exec::Exec& ex, const StageArgs& A) {
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
-template <int R, int AH, int W, int MB, bool XRow = false>
+template <int R, int AH, int W, int MB, bool XRow = false, bool Fma = false>
 void launch_strip(const exec::Exec& ex, const StageArgs& A) {
   const dim3 block(32, W);
   const int64_t wx = (A.ri1 - A.ri0 + kStripOut - 1) / kStripOut, wy = (A.rj1 - A.rj0 + R - 1) / R;
   const dim3 grid = XRow ? dim3(unsigned((wx + W - 1) / W), unsigned(wy)) : dim3(unsigned(wx), unsigned((wy + W - 1) / W));
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true, XRow><<<grid, block, 0, st>>>(A);
-  else sw_stage_strip<R, AH, W, MB, false, XRow><<<grid, block, 0, st>>>(A);
+  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stage_strip<R, AH, W, MB, true, XRow, Fma><<<grid, block, 0, st>>>(A);
+  else sw_stage_strip<R, AH, W, MB, false, XRow, Fma><<<grid, block, 0, st>>>(A);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -451,7 +506,9 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 9: launch_strip<12, 3, 4, 3>(ex, A); break;
     case 10: launch_strip<4, 8, 4, 3, true>(ex, A); break;
     case 11: launch_strip<8, 2, 4, 4, true>(ex, A); break;  // strip8m4x, the default
-    default: launch_strip<8, 2, 8, 2, true>(ex, A); break;
+    case 12: launch_strip<8, 2, 8, 2, true>(ex, A); break;
+    case 13: launch_strip<8, 2, 4, 4, true, true>(ex, A); break;  // strip8m4xf
+    default: launch_strip<16, 2, 4, 4, true, true>(ex, A); break;  // strip16m4xf
   }
   return true;
 }

@@ -21,6 +21,7 @@
 // Sadourny's energy scheme.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "tessera/core/config_macros.hpp"
 #include "tessera/weather/sw_point.hpp"
@@ -73,8 +74,11 @@ TESSERA_HD inline auto sw_rate_h(const S& s, const SwMetric& m, int64_t i, int64
 }
 
 // Vorticity term of du/dt on face u(i, j), between cells L = (i-1, j) and R = (i, j).
+// (The two schemes' expressions may have different types for an expression-template number type, the
+// CUDA strip kernel's fused form: both are returned as the source's number type.)
 template <class S>
-TESSERA_HD inline auto sw_coriolis_u(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j) {
+TESSERA_HD inline auto sw_coriolis_u(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j)
+    -> std::decay_t<decltype(s.U(i, j))> {
   if (sc == SwScheme::SadournyEnergy) {
     const auto vx_s = 0.5 * (s.V(i - 1, j) + s.V(i, j));          // avg_x V at corner (i-1/2, j-1/2)
     const auto vx_n = 0.5 * (s.V(i - 1, j + 1) + s.V(i, j + 1));  // ... at corner (i-1/2, j+1/2)
@@ -88,7 +92,8 @@ TESSERA_HD inline auto sw_coriolis_u(const S& s, SwScheme sc, const SwMetric& m,
 
 // Vorticity term of dv/dt on face v(i, j), between cells D = (i, j-1) and T = (i, j) (enters with a minus).
 template <class S>
-TESSERA_HD inline auto sw_coriolis_v(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j) {
+TESSERA_HD inline auto sw_coriolis_v(const S& s, SwScheme sc, const SwMetric& m, int64_t i, int64_t j)
+    -> std::decay_t<decltype(s.U(i, j))> {
   if (sc == SwScheme::SadournyEnergy) {
     const auto uy_w = 0.5 * (s.U(i, j - 1) + s.U(i, j));          // avg_y U at corner (i-1/2, j-1/2)
     const auto uy_e = 0.5 * (s.U(i + 1, j - 1) + s.U(i + 1, j));  // ... at corner (i+1/2, j-1/2)
