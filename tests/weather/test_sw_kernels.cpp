@@ -341,3 +341,98 @@ TEST_CASE("stage with folded ghost refresh equals stage then ghost fill", "[weat
   CHECK(download(a.u) == download(b.u));
   CHECK(download(a.v) == download(b.v));
 }
+
+#define SW_FUSED_SHAPE() \
+  GENERATE(std::string("f6"), std::string("f8"), std::string("f12"), std::string("f6m3"), std::string("f8m3"), \
+           std::string("f12m3"))
+
+TEST_CASE("fused stages 1 and 2 equal the two stages with a ghost fill between, bit for bit", "[weather][sw][gpu]") {
+  TESSERA_GPU_TEST();
+  // periodic f-plane, one rank: s_1 is formed in registers from s^n read at wrapped indices; every
+  // point of stage 2's output (ghost images included) must carry the bits of stage 1, ghost fill,
+  // stage 2, ghost fill with the default strip shape. Sizes not multiples of the 26 columns / 6, 8, 12
+  // rows of a warp, down to the smallest the kernel takes (32 x 20).
+  const std::string shape = SW_FUSED_SHAPE();
+  const tessera::test::ScopedEnv use_shape("TESSERA_SW_FUSED", shape);
+  const bool al = GENERATE(true, false);
+  const auto [nx, ny] = GENERATE(std::pair<int64_t, int64_t>{300, 170}, std::pair<int64_t, int64_t>{100, 70},
+                                 std::pair<int64_t, int64_t>{32, 20});
+  const Grid gr = make_grid(nx, ny, 1000.0, 800.0);
+  SwParams p = params(false, false, 0.0);
+  p.scheme = al ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
+  const exec::Exec ex(exec::Space::Device);
+  const MemKind mk = default_memkind(ex.space);
+  SwState s(gr, mk), t1(gr, mk), ref(gr, mk), out(gr, mk);
+  fill_random(s, gr, 17);
+  fill_random(out, gr, 19);  // stale ghosts that the fused kernel must overwrite
+  sw_fill_ghosts_local(ex, gr, p, s.view(), s.b.data());
+  const auto k = stage_coefficients(TimeScheme::SspRk3);
+  const double dt = 5.0;
+  sw_stage(ex, gr, p, s.cview(), s.cview(), t1.view(), k[0].a, k[0].c, dt);
+  sw_fill_ghosts_local(ex, gr, p, t1.view());
+  copy(t1.b, s.b);
+  sw_stage(ex, gr, p, s.cview(), t1.cview(), ref.view(), k[1].a, k[1].c, dt);
+  sw_fill_ghosts_local(ex, gr, p, ref.view());
+  REQUIRE(sw_stages12(ex, gr, p, s.cview(), out.view(), k[0], k[1], dt));
+  exec::fence(ex);
+  INFO(shape << " " << nx << " x " << ny << " AL81 " << al);
+  CHECK(download(out.h) == download(ref.h));
+  CHECK(download(out.u) == download(ref.u));
+  CHECK(download(out.v) == download(ref.v));
+}
+
+TEST_CASE("the fused stages decline where they do not apply, and a step is the same bits either way",
+          "[weather][sw][gpu]") {
+  TESSERA_GPU_TEST();
+  const Grid gr = make_grid(90, 50, 1000.0, 800.0);
+  const exec::Exec ex(exec::Space::Device);
+  const MemKind mk = default_memkind(ex.space);
+  SwState s(gr, mk), out(gr, mk);
+  fill_random(s, gr, 23);
+  const auto k = stage_coefficients(TimeScheme::SspRk3);
+  // walls, beta, the host, a non-Rf strip shape, TESSERA_SW_FUSED=off, a grid below 32 x 20
+  CHECK_FALSE(sw_stages12(ex, gr, params(true, false, 0.0), s.cview(), out.view(), k[0], k[1], 1.0));
+  CHECK_FALSE(sw_stages12(ex, gr, params(false, true, 1e-5), s.cview(), out.view(), k[0], k[1], 1.0));
+  CHECK_FALSE(sw_stages12(ex, gr, params(false, false, 1e-5), s.cview(), out.view(), k[0], k[1], 1.0));
+  {
+    const exec::Exec host(exec::Space::Host);
+    SwState hs(gr, MemKind::Host), ho(gr, MemKind::Host);
+    fill_random(hs, gr, 23);
+    CHECK_FALSE(sw_stages12(host, gr, params(false, false, 0.0), hs.cview(), ho.view(), k[0], k[1], 1.0));
+  }
+  {
+    const tessera::test::ScopedEnv plain("TESSERA_SW_TILE", "strip8m4x");
+    CHECK_FALSE(sw_stages12(ex, gr, params(false, false, 0.0), s.cview(), out.view(), k[0], k[1], 1.0));
+  }
+  {
+    const tessera::test::ScopedEnv off("TESSERA_SW_FUSED", "off");
+    CHECK_FALSE(sw_stages12(ex, gr, params(false, false, 0.0), s.cview(), out.view(), k[0], k[1], 1.0));
+  }
+  {
+    const Grid small = make_grid(31, 50, 1000.0, 800.0);
+    SwState a(small, mk), o(small, mk);
+    fill_random(a, small, 29);
+    CHECK_FALSE(sw_stages12(ex, small, params(false, false, 0.0), a.cview(), o.view(), k[0], k[1], 1.0));
+  }
+  check_knob_refused("TESSERA_SW_FUSED", "f7",
+                     [&] { sw_stages12(ex, gr, params(false, false, 0.0), s.cview(), out.view(), k[0], k[1], 1.0); },
+                     {"off", "f8"});
+  // whole SSP-RK3 steps, fused and not: the same bits (three steps, so stage 3 reads a fused s_2)
+  const bool al = GENERATE(true, false);
+  SwParams p = params(false, false, 0.0);
+  p.scheme = al ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
+  std::vector<double> res[2][3];
+  for (int fused = 0; fused < 2; ++fused) {
+    const tessera::test::ScopedEnv knob("TESSERA_SW_FUSED", fused ? "f8" : "off");
+    SwState a(gr, mk), t1(gr, mk), t2(gr, mk);
+    fill_random(a, gr, 31);
+    sw_fill_ghosts_local(ex, gr, p, a.view(), a.b.data());
+    for (int n = 0; n < 3; ++n) CHECK(sw_ssprk3_step_local(ex, gr, p, a.view(), a.b.data(), t1.view(), t2.view(), 4.0) == bool(fused));
+    exec::fence(ex);
+    res[fused][0] = download(a.h);
+    res[fused][1] = download(a.u);
+    res[fused][2] = download(a.v);
+  }
+  INFO("AL81 " << al);
+  for (int f = 0; f < 3; ++f) CHECK(max_diff_interior(gr, res[0][f], res[1][f]) == 0.0);
+}

@@ -36,6 +36,17 @@ time: {end: 1.0e9, cfl: 0.6, max_steps: 12, scheme: ssprk2}
 output: {fields: false, spectrum: false}
 )";
 
+// Periodic on both axes, f-plane, no tracers, SSP-RK3: on one GPU rank the first two stages run fused
+// (sw_stages12), on several ranks they do not.
+inline const char* kPlane = R"(
+grid: {cells: [70, 45], length: [7.0e6, 4.5e6], boundary_x: periodic, boundary_y: periodic}
+physics: {f0: 1.0e-4}
+initial: {type: gaussian, depth: 800.0, amplitude: 30.0, width: 5.0e5, center: [0.4, 0.55]}
+topography: {type: gaussian, height: 80.0, width: 6.0e5}
+time: {end: 1.0e9, cfl: 0.5, max_steps: 12}
+output: {fields: false, spectrum: false}
+)";
+
 // The fields of a run, gathered on rank 0 of its communicator (c empty without tracers).
 struct Snapshot {
   std::vector<double> h, u, v, c;

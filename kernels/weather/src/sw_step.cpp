@@ -66,6 +66,28 @@ void sw_stage_and_fill(const exec::Exec& ex, const Grid& gr, const SwParams& p, 
   sw_fill_ghosts_local(ex, gr, p, out);
 }
 
+bool sw_stages12(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s, SwView out, StageCoef k1,
+                 StageCoef k2, double dt) {
+  TESSERA_REQUIRE(out.h != s.h && out.u != s.u && out.v != s.v, "sw_stages12: out must not alias s");
+  return sw_stages12_tiled(ex, gr, p, s, out, k1, k2, dt);
+}
+
+bool sw_ssprk3_step_local(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwView s, const double* b,
+                          SwView t1, SwView t2, double dt) {
+  const auto k = stage_coefficients(TimeScheme::SspRk3);
+  const auto cv = [&](SwView v) { return SwConstView{v.h, v.u, v.v, b}; };
+  sw_fill_ghosts_local(ex, gr, p, s);
+  const bool fused = sw_stages12(ex, gr, p, cv(s), t2, k[0], k[1], dt);
+  if (!fused) {
+    sw_stage(ex, gr, p, cv(s), cv(s), t1, k[0].a, k[0].c, dt);
+    sw_fill_ghosts_local(ex, gr, p, t1);
+    sw_stage(ex, gr, p, cv(s), cv(t1), t2, k[1].a, k[1].c, dt);
+    sw_fill_ghosts_local(ex, gr, p, t2);
+  }
+  sw_stage(ex, gr, p, cv(s), cv(t2), s, k[2].a, k[2].c, dt);
+  return fused;
+}
+
 SwScratch::SwScratch(const Grid& gr, MemKind mk)
     : U(size_t(gr.size2()), mk, "weather::U"),
       V(size_t(gr.size2()), mk, "weather::V"),

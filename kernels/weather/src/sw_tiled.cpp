@@ -320,12 +320,12 @@ struct StripCarry {
 // One step of a warp's march up its rows (the strip kernel below): row j's raw h, u, v (hc, uc,
 // vc) and row j + 1's (h1, u1, v1) of the lane's column, b of row j, s^n of row j. Forms row j + 1's V and
 // q and, from the second step (lead: j >= the first row - 1), row j's U, B and cell coefficients; writes
-// cell (i, j) where `write`. Every lane must call it (shuffles); the conditions are warp-uniform except
-// `write`, which only guards the store.
-template <bool kAL, class Num>
-__device__ __forceinline__ void strip_row(const StageArgs& A, int64_t i, int64_t j, bool lead, bool write, double hc,
-                                          double uc, double vc, double h1, double u1, double v1, double bc, double sh0,
-                                          double su0, double sv0, StripCarry& s) {
+// cell (i, j) of out = a s^n + c (s_k + dt L(s_k)) where `write`, handing (h, u, v) to sink. Every lane
+// must call it (shuffles); the conditions are warp-uniform except `write`, which only guards the sink.
+template <bool kAL, class Num, class Sink>
+__device__ __forceinline__ void strip_row(const StageArgs& A, double a, double c, int64_t i, int64_t j, bool lead,
+                                          bool write, double hc, double uc, double vc, double h1, double u1, double v1,
+                                          double bc, double sh0, double su0, double sv0, StripCarry& s, Sink&& sink) {
   const Grid& G = A.gr;
   constexpr SwScheme sc = kAL ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
   const double hW1 = lane_west(h1), vW1 = lane_west(v1);
@@ -351,12 +351,12 @@ __device__ __forceinline__ void strip_row(const StageArgs& A, int64_t i, int64_t
     if (write) {
       const CellNbhd<Num> S{U,   UE,  UW,  s.Um, s.UEm, s.Vc, V1,  s.VW, VW1, s.Vm, B,  BW, s.Bm,
                        s.q, q1,  s.qE, a,   aW,    s.am, d,   dW,   s.dm, e,   eW, ph, s.pm};
-      const Num ra = A.a, rc = A.c, rdt = A.dt;
+      const Num ra = a, rc = c, rdt = A.dt;
       const double oh = val(ra * sh0 + rc * (hc + rdt * sw_rate_h(S, A.m, 0, 0)));
       const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
       const double ou = uw ? 0.0 : val(ra * su0 + rc * (uc + rdt * sw_rate_u(S, sc, A.m, 0, 0)));
       const double ov = vw ? 0.0 : val(ra * sv0 + rc * (vc + rdt * sw_rate_v(S, sc, A.m, 0, 0)));
-      store_cell(A, i, j, oh, ou, ov);
+      sink(oh, ou, ov);
     }
     s.Um = U;
     s.UEm = UE;
@@ -431,9 +431,76 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
     const int64_t j = j0 + k;
     if (k == -2) st.hW = lane_west(rh[0]);  // after row 0's load
     const bool out = k >= 0;
-    strip_row<kAL, Num>(A, i, j, k >= -1, out && writes && j < A.rj1, rh[c], ru[c], rv[c], rh[c + 1], ru[c + 1],
+    strip_row<kAL, Num>(A, A.a, A.c, i, j, k >= -1, out && writes && j < A.rj1, rh[c], ru[c], rv[c], rh[c + 1], ru[c + 1],
                    rv[c + 1], k >= -1 ? rb[k + 1] : 0.0, !out ? 0.0 : s0_is_sk ? rh[c] : h0[k],
-                   !out ? 0.0 : s0_is_sk ? ru[c] : u0[k], !out ? 0.0 : s0_is_sk ? rv[c] : v0[k], st);
+                   !out ? 0.0 : s0_is_sk ? ru[c] : u0[k], !out ? 0.0 : s0_is_sk ? rv[c] : v0[k], st,
+                   [&](double oh, double ou, double ov) { store_cell(A, i, j, oh, ou, ov); });
+  }
+}
+
+// Stages 1 and 2 of SSP-RK3 in one pass (temporal blocking): a warp computes s_1 on its 32 columns from
+// s^n and, two rows behind, s_2 from those s_1 rows, so s_1 never goes to memory. A step then moves
+// s^n, b in and s_2 out (7 arrays) for its first two stages instead of 7 + 10. Lane l is column
+// x0 - 4 + l; s_1 is valid on lanes 2..30 (it reads columns i-2 .. i+1), s_2 on lanes 4..29 (26 output
+// columns per warp). Rows: s_2 on j0 .. j0+kR-1 needs s_1 on j0-2 .. j0+kR, which needs s^n on
+// j0-4 .. j0+kR+1 and b on j0-3 .. j0+kR. Only for one rank holding a domain periodic on both axes with
+// beta = 0 (sw_stages12_tiled checks): s^n is read at wrapped indices (its ghosts are not read), so s_1
+// outside the interior is exactly the periodic image a ghost fill would copy, and with f constant each
+// cell's arithmetic is that of the strip kernel's strip_row in Rf, i.e. the same bits as the two
+// stages run by the default strip shape with a ghost fill between them. Both stages use strip_row.
+constexpr int kFusedOut = 26;
+
+__device__ __forceinline__ int64_t wrap_once(int64_t k, int64_t n) { return k < 0 ? k + n : k >= n ? k - n : k; }
+
+template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL>
+__global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
+    sw_stages12_strip(const StageArgs A, const double a1, const double c1) {
+  using Num = Rf;
+  constexpr int kRaw = kR + 6, kB = kR + 4, kS1 = kR + 3;
+  const Grid& G = A.gr;
+  const int lane = int(threadIdx.x);
+  const int64_t x0 = (int64_t(blockIdx.x) * kWarps + threadIdx.y) * kFusedOut;
+  const int64_t i = x0 - 4 + lane;
+  const int64_t j0 = int64_t(blockIdx.y) * kR;
+  if (j0 >= G.ny || x0 >= G.nx) return;  // the whole warp
+  const int64_t iw = wrap_once(i, G.nx);
+  double rh[kRaw], ru[kRaw], rv[kRaw], rb[kB], s1h[kS1], s1u[kS1], s1v[kS1];
+  const auto load_raw = [&](int c) {  // s^n row j0 - 4 + c
+    const int64_t n = G.idx(iw, wrap_once(j0 - 4 + c, G.ny));
+    rh[c] = __ldg(A.sk.h + n);
+    ru[c] = __ldg(A.sk.u + n);
+    rv[c] = __ldg(A.sk.v + n);
+  };
+  const auto load_b = [&](int m) { rb[m] = __ldg(A.sk.b + G.idx(iw, wrap_once(j0 - 3 + m, G.ny))); };
+  const bool writes = lane >= 4 && lane <= 29 && i < G.nx;
+  StripCarry st1, st2;
+#pragma unroll
+  for (int t = -4; t <= kR; ++t) {  // stage 1 at row j0 + t, stage 2 at row j0 + t - 1
+    // s^n row c is first read in stage-1 step c - 5 (as the row above), b row m in step m - 3
+#pragma unroll
+    for (int c = 0; c < kRaw; ++c)
+      if ((c - 5 - kAhead < -4 ? -4 : c - 5 - kAhead) == t) load_raw(c);
+#pragma unroll
+    for (int m = 0; m < kB; ++m)
+      if ((m - 3 - kAhead < -4 ? -4 : m - 3 - kAhead) == t) load_b(m);
+    const int c = t + 4;
+    if (t == -4) st1.hW = lane_west(rh[0]);
+    // s^n is s_k in stage 1 (the strip kernel's s0_is_sk case: the same operands)
+    strip_row<kAL, Num>(A, a1, c1, i, j0 + t, t >= -3, t >= -2, rh[c], ru[c], rv[c], rh[c + 1], ru[c + 1], rv[c + 1],
+                        t >= -3 ? rb[t + 3] : 0.0, rh[c], ru[c], rv[c], st1, [&](double oh, double ou, double ov) {
+                          s1h[t + 2] = oh;
+                          s1u[t + 2] = ou;
+                          s1v[t + 2] = ov;
+                        });
+    if (t >= -1) {
+      const int u = t - 1;
+      const int64_t j = j0 + u;
+      if (u == -2) st2.hW = lane_west(s1h[0]);
+      strip_row<kAL, Num>(A, A.a, A.c, i, j, u >= -1, u >= 0 && writes && j < G.ny, s1h[u + 2], s1u[u + 2],
+                          s1v[u + 2], s1h[u + 3], s1u[u + 3], s1v[u + 3], u >= -1 ? rb[u + 3] : 0.0,
+                          u >= 0 ? rh[u + 4] : 0.0, u >= 0 ? ru[u + 4] : 0.0, u >= 0 ? rv[u + 4] : 0.0, st2,
+                          [&](double oh, double ou, double ov) { store_cell(A, i, j, oh, ou, ov); });
+    }
   }
 }
 
@@ -450,7 +517,7 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) sw_stage_strip(const 
 // run (058422e); 32x16 best of the tiles (0.69); 5 blocks/SM tiles (51 registers), 32x8 tiles, strips of
 // 32 rows (0.27) and rolled strips were slower and dropped. Static shared memory (4 raw + 4 derived
 // arrays of doubles) stays under 48 KiB for all four tiles.
-constexpr const char* kDefaultShape = "strip8m4x";
+constexpr const char* kDefaultShape = "strip8m4xf";
 int tile_variant() {
   static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
                                            "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12",
@@ -519,6 +586,56 @@ bool sw_stage_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwC
   return run_tiled(ex, gr, p, s0, sk, out, a, c, dt, r, false, false);
 }
 
+namespace {
+// TESSERA_SW_FUSED: "off", or the fused kernel's rows per warp and resident blocks per SM ("f6", "f8",
+// "f12": 4 blocks of 4 warps, 128 registers; "f6m3", "f8m3", "f12m3": 3 blocks, up to 168 registers);
+// default kDefaultFused.
+constexpr const char* kDefaultFused = "f8";
+int fused_variant() {
+  static constexpr const char* kNames[] = {"off", "f6", "f8", "f12", "f6m3", "f8m3", "f12m3"};
+  const char* e = std::getenv("TESSERA_SW_FUSED");
+  if (!e || !*e) e = kDefaultFused;
+  for (int v = 0; v < int(std::size(kNames)); ++v)
+    if (std::string(e) == kNames[v]) return v;
+  std::string all;
+  for (const char* n : kNames) all += std::string(all.empty() ? "" : ", ") + n;
+  throw std::runtime_error("TESSERA_SW_FUSED='" + std::string(e) + "' is not a fused shallow-water kernel; use one of " +
+                           all + " (or unset it for the default, " + kDefaultFused + ")");
+}
+
+template <int R, int MB>
+bool launch_fused(const exec::Exec& ex, const StageArgs& A, double a1, double c1) {
+  constexpr int kW = 4;
+  if (A.gr.nx < 32 || A.gr.ny < R + 8) return false;  // one wrap at most per index
+  const int64_t wx = (A.gr.nx + kFusedOut - 1) / kFusedOut, wy = (A.gr.ny + R - 1) / R;
+  const dim3 block(32, kW), grid(unsigned((wx + kW - 1) / kW), unsigned(wy));
+  const auto st = static_cast<cudaStream_t>(ex.stream);
+  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stages12_strip<R, 2, kW, MB, true><<<grid, block, 0, st>>>(A, a1, c1);
+  else sw_stages12_strip<R, 2, kW, MB, false><<<grid, block, 0, st>>>(A, a1, c1);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  return true;
+}
+}  // namespace
+
+bool sw_stages12_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s, SwView out,
+                       StageCoef k1, StageCoef k2, double dt) {
+  if (!ex.on_device() || p.wall_x || p.wall_y || p.beta != 0.0 || gr.nx != gr.gnx || gr.ny != gr.gny) return false;
+  if (const char* e = std::getenv("TESSERA_WEATHER_PORTABLE"); e && e[0] == '1') return false;
+  const int shape = tile_variant();  // the fused kernel computes in Rf: the same bits as the Rf strip shapes
+  if (shape != 13 && shape != 14) return false;
+  const int fv = fused_variant();
+  if (fv == 0) return false;
+  const StageArgs A{gr, p, s, s, out, k2.a, k2.c, dt, 0, gr.nx, 0, gr.ny, true, true, sw_metric(gr.dx, gr.dy)};
+  switch (fv) {
+    case 1: return launch_fused<6, 4>(ex, A, k1.a, k1.c);
+    case 2: return launch_fused<8, 4>(ex, A, k1.a, k1.c);
+    case 3: return launch_fused<12, 4>(ex, A, k1.a, k1.c);
+    case 4: return launch_fused<6, 3>(ex, A, k1.a, k1.c);
+    case 5: return launch_fused<8, 3>(ex, A, k1.a, k1.c);
+    default: return launch_fused<12, 3>(ex, A, k1.a, k1.c);
+  }
+}
+
 bool sw_stage_tiled_wrap(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk,
                          SwView out, double a, double c, double dt) {
   // the images are only valid when this rank holds the whole periodic axis and every ghost has a source
@@ -526,6 +643,10 @@ bool sw_stage_tiled_wrap(const exec::Exec& ex, const Grid& gr, const SwParams& p
   return run_tiled(ex, gr, p, s0, sk, out, a, c, dt, CellRect{0, gr.nx, 0, gr.ny}, wx, wy);
 }
 #else
+bool sw_stages12_tiled(const exec::Exec&, const Grid&, const SwParams&, SwConstView, SwView, StageCoef, StageCoef,
+                       double) {
+  return false;
+}
 bool sw_stage_tiled(const exec::Exec&, const Grid&, const SwParams&, SwConstView, SwConstView, SwView, double, double,
                     double, const CellRect&) {
   return false;

@@ -187,7 +187,15 @@ void Model::step(double dt) {
   const auto coef = stage_coefficients(k_.scheme);
   const int ns = stage_count(k_.scheme);
   const SwConstView s0 = cview();
-  for (int st = 0; st < ns; ++st) {
+  int first = 0;
+  // One rank, periodic f-plane, no tracers: SSP-RK3's first two stages in one fused pass (s_1 never
+  // stored, s^n's ghosts not read; the same bits as the two stages: sw_stages12), then stage 3.
+  if (k_.levels == 0 && k_.scheme == TimeScheme::SspRk3) {
+    StateFields& t2 = state_ref(2);
+    if (sw_stages12(ex_, gr_, k_.phys, s0, SwView{t2.h.data(), t2.u.data(), t2.v.data()}, coef[0], coef[1], dt))
+      first = 2;
+  }
+  for (int st = first; st < ns; ++st) {
     const int in = st == 0 ? 0 : st;           // S, T1, T2
     const int out = st == ns - 1 ? 0 : st + 1;  // T1, T2, S
     StateFields& a = state_ref(in);

@@ -1,6 +1,8 @@
 // weather_sw_bench: the shallow-water SSP-RK3 step in three forms, for tuning and docs/performance.md.
 //
-//   protocol  bench_weather's sw_ssprk3_step: sw_fill_ghosts_local, then sw_stage, per stage
+//   step      bench_weather's sw_ssprk3_step (sw_ssprk3_step_local: stages 1 and 2 in one fused pass
+//             where sw_stages12 applies, as on this periodic f-plane; TESSERA_SW_FUSED=off turns it off)
+//   protocol  the three stages unfused: sw_fill_ghosts_local, then sw_stage, per stage
 //   protocol-noalias  the same, but the first stage's s^n is passed as other arrays than s_k, so the
 //             CUDA tile reads it from memory again instead of taking it from its tile (for comparison)
 //   folded    sw_stage_and_fill per stage (periodic ghost images written by the stage kernel itself)
@@ -65,6 +67,8 @@ void run(exec::Space sp, const bench::Ceiling& c, int64_t n, int reps, SwScheme 
     sw_stage(ex, gr, p, cv(S), cv(T2), S, k[2].a, k[2].c, dt);
   };
   const std::vector<std::pair<const char*, std::function<void()>>> forms = {
+      // the step as bench_weather and one-rank callers run it: stages 1 and 2 fused where they may be
+      {"step", [&] { sw_ssprk3_step_local(ex, gr, p, S, b, T1, T2, dt); }},
       {"protocol", [&] { protocol(S); }},
       // the first stage's s^n in other arrays (T2, stale: a = 0 there) than s_k: the bytes of a stage
       // kernel that reads s^n again

@@ -50,6 +50,23 @@ void sw_stage(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstVi
 void sw_stage_and_fill(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk,
                        SwView out, double a, double c, double dt);
 
+// SSP-RK stages 1 and 2 in one pass (temporal blocking; CUDA, sw_tiled.cpp): out = stage 2's output
+// (a2 s + c2 (s1 + dt L(s1)), s1 = a1 s + c1 (s + dt L(s))) with its periodic ghost images written, s_1
+// never stored. Applies on the device to one rank holding a domain periodic on both axes with a constant
+// Coriolis parameter (beta = 0), nx >= 32 and ny >= 20; s's ghosts are not read. Same bits as
+// sw_stage(s, s -> t1), sw_fill_ghosts_local(t1), sw_stage(s, t1 -> out), sw_fill_ghosts_local(out) with
+// the default strip shape. Returns false where it does not apply (also with TESSERA_SW_FUSED=off or a
+// TESSERA_SW_TILE other than the Rf strips): the caller then runs the two stages. out must not alias s.
+bool sw_stages12(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s, SwView out, StageCoef k1,
+                 StageCoef k2, double dt);
+
+// One SSP-RK3 step for one rank holding the whole domain: s advances in place (b: the topography, with
+// valid ghosts), t1 and t2 are scratch states. Fills s's ghosts, then stages 1 and 2 fused where
+// sw_stages12 applies (else the two stages with a ghost fill between), t2's ghosts, stage 3. s's ghosts
+// are stale afterwards (as after sw_stage). Returns whether stages 1 and 2 ran fused.
+bool sw_ssprk3_step_local(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwView s, const double* b,
+                          SwView t1, SwView t2, double dt);
+
 // Reference: tendencies L(s) into tend (interior), using intermediate arrays held in scratch.
 struct SwScratch {
   Buffer<double> U, V, q, B;

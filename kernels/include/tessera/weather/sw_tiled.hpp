@@ -38,4 +38,9 @@ bool sw_stage_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwC
 bool sw_stage_tiled_wrap(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk,
                          SwView out, double a, double c, double dt);
 
+// SSP-RK stages 1 and 2 in one pass (the fused strip kernel, sw_stages12 in sw_step.hpp); false where it
+// does not apply.
+bool sw_stages12_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s, SwView out,
+                       StageCoef k1, StageCoef k2, double dt);
+
 }  // namespace tessera::weather
