@@ -320,10 +320,10 @@ struct StripCarry {
 // One step of a warp's march up its rows (the strip kernel below): row j's raw h, u, v (hc, uc,
 // vc) and row j + 1's (h1, u1, v1) of the lane's column, b of row j, s^n of row j. Forms row j + 1's V and
 // q and, from the second step (lead: j >= the first row - 1), row j's U, B and cell coefficients; writes
-// cell (i, j) of out = a s^n + c (s_k + dt L(s_k)) where `write`, handing (h, u, v) to sink. Every lane
+// cell (i, j) of out = ka s^n + kc (s_k + dt L(s_k)) where `write`, handing (h, u, v) to sink. Every lane
 // must call it (shuffles); the conditions are warp-uniform except `write`, which only guards the sink.
 template <bool kAL, class Num, class Sink>
-__device__ __forceinline__ void strip_row(const StageArgs& A, double a, double c, int64_t i, int64_t j, bool lead,
+__device__ __forceinline__ void strip_row(const StageArgs& A, double ka, double kc, int64_t i, int64_t j, bool lead,
                                           bool write, double hc, double uc, double vc, double h1, double u1, double v1,
                                           double bc, double sh0, double su0, double sv0, StripCarry& s, Sink&& sink) {
   const Grid& G = A.gr;
@@ -351,7 +351,7 @@ __device__ __forceinline__ void strip_row(const StageArgs& A, double a, double c
     if (write) {
       const CellNbhd<Num> S{U,   UE,  UW,  s.Um, s.UEm, s.Vc, V1,  s.VW, VW1, s.Vm, B,  BW, s.Bm,
                        s.q, q1,  s.qE, a,   aW,    s.am, d,   dW,   s.dm, e,   eW, ph, s.pm};
-      const Num ra = a, rc = c, rdt = A.dt;
+      const Num ra = ka, rc = kc, rdt = A.dt;
       const double oh = val(ra * sh0 + rc * (hc + rdt * sw_rate_h(S, A.m, 0, 0)));
       const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
       const double ou = uw ? 0.0 : val(ra * su0 + rc * (uc + rdt * sw_rate_u(S, sc, A.m, 0, 0)));
@@ -588,11 +588,11 @@ bool sw_stage_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwC
 
 namespace {
 // TESSERA_SW_FUSED: "off", or the fused kernel's rows per warp and resident blocks per SM ("f6", "f8",
-// "f12": 4 blocks of 4 warps, 128 registers; "f6m3", "f8m3", "f12m3": 3 blocks, up to 168 registers);
+// "f12", "f16": 4 blocks of 4 warps, 128 registers; "f6m3" .. "f16m3": 3 blocks, up to 168 registers);
 // default kDefaultFused.
 constexpr const char* kDefaultFused = "f8";
 int fused_variant() {
-  static constexpr const char* kNames[] = {"off", "f6", "f8", "f12", "f6m3", "f8m3", "f12m3"};
+  static constexpr const char* kNames[] = {"off", "f6", "f8", "f12", "f6m3", "f8m3", "f12m3", "f16", "f16m3"};
   const char* e = std::getenv("TESSERA_SW_FUSED");
   if (!e || !*e) e = kDefaultFused;
   for (int v = 0; v < int(std::size(kNames)); ++v)
@@ -632,7 +632,9 @@ bool sw_stages12_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, 
     case 3: return launch_fused<12, 4>(ex, A, k1.a, k1.c);
     case 4: return launch_fused<6, 3>(ex, A, k1.a, k1.c);
     case 5: return launch_fused<8, 3>(ex, A, k1.a, k1.c);
-    default: return launch_fused<12, 3>(ex, A, k1.a, k1.c);
+    case 6: return launch_fused<12, 3>(ex, A, k1.a, k1.c);
+    case 7: return launch_fused<16, 4>(ex, A, k1.a, k1.c);
+    default: return launch_fused<16, 3>(ex, A, k1.a, k1.c);
   }
 }
 

@@ -53,7 +53,7 @@ void sw_stage_and_fill(const exec::Exec& ex, const Grid& gr, const SwParams& p, 
 // SSP-RK stages 1 and 2 in one pass (temporal blocking; CUDA, sw_tiled.cpp): out = stage 2's output
 // (a2 s + c2 (s1 + dt L(s1)), s1 = a1 s + c1 (s + dt L(s))) with its periodic ghost images written, s_1
 // never stored. Applies on the device to one rank holding a domain periodic on both axes with a constant
-// Coriolis parameter (beta = 0), nx >= 32 and ny >= 20; s's ghosts are not read. Same bits as
+// Coriolis parameter (beta = 0), nx >= 32 and ny >= 8 + the rows per warp; s's ghosts are not read. Same bits as
 // sw_stage(s, s -> t1), sw_fill_ghosts_local(t1), sw_stage(s, t1 -> out), sw_fill_ghosts_local(out) with
 // the default strip shape. Returns false where it does not apply (also with TESSERA_SW_FUSED=off or a
 // TESSERA_SW_TILE other than the Rf strips): the caller then runs the two stages. out must not alias s.
