@@ -95,6 +95,8 @@ void run(exec::Space sp, const bench::Ceiling& c, int64_t n, int reps, SwScheme 
     r.set("driver", "weather_sw_bench").set("kernel", "sw_ssprk3_step").set("form", name).set("precision", "fp64");
     r.set("scheme", scheme == SwScheme::ArakawaLamb ? "arakawa_lamb" : "sadourny_energy");
     r.set("path", port && port[0] == '1' ? "portable" : "tiled").set("tile", tile && *tile ? tile : "default");
+    const char* fu = std::getenv("TESSERA_SW_FUSED");
+    r.set("fused", fu && *fu ? fu : "default");
     r.set("nx", (long long)n).set("ny", (long long)n).set("median_ms", ms).set("bytes", bytes).set("GB_per_s", gbs);
     r.set("cell_updates_per_s", double(n * n) / (ms * 1e-3)).set("fraction_of_copy", gbs * 1e9 / c.bytes_per_s);
     std::printf("%s\n", r.str().c_str());
