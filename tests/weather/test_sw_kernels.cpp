@@ -344,7 +344,8 @@ TEST_CASE("stage with folded ghost refresh equals stage then ghost fill", "[weat
 
 #define SW_FUSED_SHAPE() \
   GENERATE(std::string("f6"), std::string("f8"), std::string("f12"), std::string("f6m3"), std::string("f8m3"), \
-           std::string("f12m3"), std::string("f16"), std::string("f16m3"))
+           std::string("f12m3"), std::string("f16"), std::string("f16m3"), std::string("f12g"), std::string("f12r"), \
+           std::string("f10"), std::string("f12a1"))
 
 TEST_CASE("fused stages 1 and 2 equal the two stages with a ghost fill between, bit for bit", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();

@@ -322,7 +322,9 @@ struct StripCarry {
 // q and, from the second step (lead: j >= the first row - 1), row j's U, B and cell coefficients; writes
 // cell (i, j) of out = ka s^n + kc (s_k + dt L(s_k)) where `write`, handing (h, u, v) to sink. Every lane
 // must call it (shuffles); the conditions are warp-uniform except `write`, which only guards the sink.
-template <bool kAL, class Num, class Sink>
+// kPeriodicF: no walls and beta = 0 (the fused kernel's domain): f is f0, which coriolis_corner returns
+// bit for bit there (f0 + 0 * finite), and no face is a wall face.
+template <bool kAL, class Num, bool kPeriodicF = false, class Sink>
 __device__ __forceinline__ void strip_row(const StageArgs& A, double ka, double kc, int64_t i, int64_t j, bool lead,
                                           bool write, double hc, double uc, double vc, double h1, double u1, double v1,
                                           double bc, double sh0, double su0, double sv0, StripCarry& s, Sink&& sink) {
@@ -331,7 +333,8 @@ __device__ __forceinline__ void strip_row(const StageArgs& A, double ka, double 
   const double hW1 = lane_west(h1), vW1 = lane_west(v1);
   const double V1 = val(sw_flux<Num>(hc, h1, v1));
   const double q1 =
-      val(sw_pv<Num>(coriolis_corner(A.p, G.dy, G.j0 + j + 1), v1, vW1, u1, uc, h1, hW1, hc, s.hW, A.m));
+      val(sw_pv<Num>(kPeriodicF ? A.p.f0 : coriolis_corner(A.p, G.dy, G.j0 + j + 1), v1, vW1, u1, uc, h1, hW1, hc, s.hW,
+                     A.m));
   const double qE1 = lane_east(q1), VW1 = lane_west(V1);
   if (lead) {
     const double U = val(sw_flux<Num>(s.hW, hc, uc));
@@ -353,7 +356,7 @@ __device__ __forceinline__ void strip_row(const StageArgs& A, double ka, double 
                        s.q, q1,  s.qE, a,   aW,    s.am, d,   dW,   s.dm, e,   eW, ph, s.pm};
       const Num ra = ka, rc = kc, rdt = A.dt;
       const double oh = val(ra * sh0 + rc * (hc + rdt * sw_rate_h(S, A.m, 0, 0)));
-      const bool uw = A.p.wall_x && G.i0 + i == 0, vw = A.p.wall_y && G.j0 + j == 0;
+      const bool uw = !kPeriodicF && A.p.wall_x && G.i0 + i == 0, vw = !kPeriodicF && A.p.wall_y && G.j0 + j == 0;
       const double ou = uw ? 0.0 : val(ra * su0 + rc * (uc + rdt * sw_rate_u(S, sc, A.m, 0, 0)));
       const double ov = vw ? 0.0 : val(ra * sv0 + rc * (vc + rdt * sw_rate_v(S, sc, A.m, 0, 0)));
       sink(oh, ou, ov);
@@ -452,7 +455,9 @@ constexpr int kFusedOut = 26;
 
 __device__ __forceinline__ int64_t wrap_once(int64_t k, int64_t n) { return k < 0 ? k + n : k >= n ? k - n : k; }
 
-template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL>
+// kPF: strip_row's periodic f-plane form (f0, no wall checks); kReload: stage 2 reads its s^n rows again
+// (one step ahead; recently loaded, so mostly L1 hits) instead of keeping them in registers since stage 1.
+template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL, bool kPF, bool kReload>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
     sw_stages12_strip(const StageArgs A, const double a1, const double c1) {
   using Num = Rf;
@@ -464,7 +469,7 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
   const int64_t j0 = int64_t(blockIdx.y) * kR;
   if (j0 >= G.ny || x0 >= G.nx) return;  // the whole warp
   const int64_t iw = wrap_once(i, G.nx);
-  double rh[kRaw], ru[kRaw], rv[kRaw], rb[kB], s1h[kS1], s1u[kS1], s1v[kS1];
+  double rh[kRaw], ru[kRaw], rv[kRaw], rb[kB], s1h[kS1], s1u[kS1], s1v[kS1], h0[kR], u0[kR], v0[kR];
   const auto load_raw = [&](int c) {  // s^n row j0 - 4 + c
     const int64_t n = G.idx(iw, wrap_once(j0 - 4 + c, G.ny));
     rh[c] = __ldg(A.sk.h + n);
@@ -472,6 +477,12 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
     rv[c] = __ldg(A.sk.v + n);
   };
   const auto load_b = [&](int m) { rb[m] = __ldg(A.sk.b + G.idx(iw, wrap_once(j0 - 3 + m, G.ny))); };
+  const auto load_s0 = [&](int r) {  // s^n row j0 + r for stage 2 (kReload)
+    const int64_t n = G.idx(iw, wrap_once(j0 + r, G.ny));
+    h0[r] = __ldg(A.sk.h + n);
+    u0[r] = __ldg(A.sk.u + n);
+    v0[r] = __ldg(A.sk.v + n);
+  };
   const bool writes = lane >= 4 && lane <= 29 && i < G.nx;
   StripCarry st1, st2;
 #pragma unroll
@@ -483,10 +494,12 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
 #pragma unroll
     for (int m = 0; m < kB; ++m)
       if ((m - 3 - kAhead < -4 ? -4 : m - 3 - kAhead) == t) load_b(m);
+    if constexpr (kReload)
+      if (t >= -1 && t < kR) load_s0(t);  // used in the next step
     const int c = t + 4;
     if (t == -4) st1.hW = lane_west(rh[0]);
     // s^n is s_k in stage 1 (the strip kernel's s0_is_sk case: the same operands)
-    strip_row<kAL, Num>(A, a1, c1, i, j0 + t, t >= -3, t >= -2, rh[c], ru[c], rv[c], rh[c + 1], ru[c + 1], rv[c + 1],
+    strip_row<kAL, Num, kPF>(A, a1, c1, i, j0 + t, t >= -3, t >= -2, rh[c], ru[c], rv[c], rh[c + 1], ru[c + 1], rv[c + 1],
                         t >= -3 ? rb[t + 3] : 0.0, rh[c], ru[c], rv[c], st1, [&](double oh, double ou, double ov) {
                           s1h[t + 2] = oh;
                           s1u[t + 2] = ou;
@@ -496,9 +509,10 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
       const int u = t - 1;
       const int64_t j = j0 + u;
       if (u == -2) st2.hW = lane_west(s1h[0]);
-      strip_row<kAL, Num>(A, A.a, A.c, i, j, u >= -1, u >= 0 && writes && j < G.ny, s1h[u + 2], s1u[u + 2],
+      strip_row<kAL, Num, kPF>(A, A.a, A.c, i, j, u >= -1, u >= 0 && writes && j < G.ny, s1h[u + 2], s1u[u + 2],
                           s1v[u + 2], s1h[u + 3], s1u[u + 3], s1v[u + 3], u >= -1 ? rb[u + 3] : 0.0,
-                          u >= 0 ? rh[u + 4] : 0.0, u >= 0 ? ru[u + 4] : 0.0, u >= 0 ? rv[u + 4] : 0.0, st2,
+                          u < 0 ? 0.0 : kReload ? h0[u] : rh[u + 4], u < 0 ? 0.0 : kReload ? u0[u] : ru[u + 4],
+                          u < 0 ? 0.0 : kReload ? v0[u] : rv[u + 4], st2,
                           [&](double oh, double ou, double ov) { store_cell(A, i, j, oh, ou, ov); });
     }
   }
@@ -590,9 +604,10 @@ namespace {
 // TESSERA_SW_FUSED: "off", or the fused kernel's rows per warp and resident blocks per SM ("f6", "f8",
 // "f12", "f16": 4 blocks of 4 warps, 128 registers; "f6m3" .. "f16m3": 3 blocks, up to 168 registers);
 // default kDefaultFused.
-constexpr const char* kDefaultFused = "f8";
+constexpr const char* kDefaultFused = "f12";
 int fused_variant() {
-  static constexpr const char* kNames[] = {"off", "f6", "f8", "f12", "f6m3", "f8m3", "f12m3", "f16", "f16m3"};
+  static constexpr const char* kNames[] = {"off",   "f6",  "f8",  "f12",  "f6m3", "f8m3",
+                                           "f12m3", "f16", "f16m3", "f12g", "f12r", "f10", "f12a1"};
   const char* e = std::getenv("TESSERA_SW_FUSED");
   if (!e || !*e) e = kDefaultFused;
   for (int v = 0; v < int(std::size(kNames)); ++v)
@@ -603,15 +618,16 @@ int fused_variant() {
                            all + " (or unset it for the default, " + kDefaultFused + ")");
 }
 
-template <int R, int MB>
+template <int R, int MB, bool PF = true, bool RL = false, int AH = 2>
 bool launch_fused(const exec::Exec& ex, const StageArgs& A, double a1, double c1) {
   constexpr int kW = 4;
   if (A.gr.nx < 32 || A.gr.ny < R + 8) return false;  // one wrap at most per index
   const int64_t wx = (A.gr.nx + kFusedOut - 1) / kFusedOut, wy = (A.gr.ny + R - 1) / R;
   const dim3 block(32, kW), grid(unsigned((wx + kW - 1) / kW), unsigned(wy));
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  if (A.p.scheme == SwScheme::ArakawaLamb) sw_stages12_strip<R, 2, kW, MB, true><<<grid, block, 0, st>>>(A, a1, c1);
-  else sw_stages12_strip<R, 2, kW, MB, false><<<grid, block, 0, st>>>(A, a1, c1);
+  if (A.p.scheme == SwScheme::ArakawaLamb)
+    sw_stages12_strip<R, AH, kW, MB, true, PF, RL><<<grid, block, 0, st>>>(A, a1, c1);
+  else sw_stages12_strip<R, AH, kW, MB, false, PF, RL><<<grid, block, 0, st>>>(A, a1, c1);
   TESSERA_CUDA_CHECK(cudaGetLastError());
   return true;
 }
@@ -634,7 +650,11 @@ bool sw_stages12_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, 
     case 5: return launch_fused<8, 3>(ex, A, k1.a, k1.c);
     case 6: return launch_fused<12, 3>(ex, A, k1.a, k1.c);
     case 7: return launch_fused<16, 4>(ex, A, k1.a, k1.c);
-    default: return launch_fused<16, 3>(ex, A, k1.a, k1.c);
+    case 8: return launch_fused<16, 3>(ex, A, k1.a, k1.c);
+    case 9: return launch_fused<12, 4, false>(ex, A, k1.a, k1.c);
+    case 10: return launch_fused<12, 4, true, true>(ex, A, k1.a, k1.c);
+    case 11: return launch_fused<10, 4>(ex, A, k1.a, k1.c);
+    default: return launch_fused<12, 4, true, false, 1>(ex, A, k1.a, k1.c);
   }
 }
 
