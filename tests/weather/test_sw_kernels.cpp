@@ -342,22 +342,21 @@ TEST_CASE("stage with folded ghost refresh equals stage then ghost fill", "[weat
   CHECK(download(a.v) == download(b.v));
 }
 
-#define SW_FUSED_SHAPE() \
-  GENERATE(std::string("f6"), std::string("f8"), std::string("f12"), std::string("f6m3"), std::string("f8m3"), \
-           std::string("f12m3"), std::string("f16"), std::string("f16m3"), std::string("f12g"), std::string("f12r"), \
-           std::string("f10"), std::string("f12a1"))
+#define SW_FUSED_SHAPE()                                                                                      \
+  GENERATE(std::string("f6"), std::string("f8"), std::string("f10"), std::string("f12"), std::string("f12m3"), \
+           std::string("f12a1"))
 
 TEST_CASE("fused stages 1 and 2 equal the two stages with a ghost fill between, bit for bit", "[weather][sw][gpu]") {
   TESSERA_GPU_TEST();
   // periodic f-plane, one rank: s_1 is formed in registers from s^n read at wrapped indices; every
   // point of stage 2's output (ghost images included) must carry the bits of stage 1, ghost fill,
-  // stage 2, ghost fill with the default strip shape. Sizes not multiples of the 26 columns / 6, 8, 12, 16
-  // rows of a warp, down to the smallest the kernel takes (32 x 24 for 16 rows).
+  // stage 2, ghost fill with the default strip shape. Sizes not multiples of the 26 columns / 6, 8, 10, 12
+  // rows of a warp, down to the smallest the kernel takes (32 x 20 for 12 rows).
   const std::string shape = SW_FUSED_SHAPE();
   const tessera::test::ScopedEnv use_shape("TESSERA_SW_FUSED", shape);
   const bool al = GENERATE(true, false);
   const auto [nx, ny] = GENERATE(std::pair<int64_t, int64_t>{300, 170}, std::pair<int64_t, int64_t>{100, 70},
-                                 std::pair<int64_t, int64_t>{32, 24});
+                                 std::pair<int64_t, int64_t>{32, 20});
   const Grid gr = make_grid(nx, ny, 1000.0, 800.0);
   SwParams p = params(false, false, 0.0);
   p.scheme = al ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
@@ -424,7 +423,7 @@ TEST_CASE("the fused stages decline where they do not apply, and a step is the s
   p.scheme = al ? SwScheme::ArakawaLamb : SwScheme::SadournyEnergy;
   std::vector<double> res[2][3];
   for (int fused = 0; fused < 2; ++fused) {
-    const tessera::test::ScopedEnv knob("TESSERA_SW_FUSED", fused ? "f8" : "off");
+    const tessera::test::ScopedEnv knob("TESSERA_SW_FUSED", fused ? "f10" : "off");
     SwState a(gr, mk), t1(gr, mk), t2(gr, mk);
     fill_random(a, gr, 31);
     sw_fill_ghosts_local(ex, gr, p, a.view(), a.b.data());

@@ -455,9 +455,9 @@ constexpr int kFusedOut = 26;
 
 __device__ __forceinline__ int64_t wrap_once(int64_t k, int64_t n) { return k < 0 ? k + n : k >= n ? k - n : k; }
 
-// kPF: strip_row's periodic f-plane form (f0, no wall checks); kReload: stage 2 reads its s^n rows again
-// (one step ahead; recently loaded, so mostly L1 hits) instead of keeping them in registers since stage 1.
-template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL, bool kPF, bool kReload>
+// strip_row in its periodic f-plane form (f = f0, no wall checks: 0.91 of copy for the step at 8192^2
+// against 0.87 in the general form in the same run, 7ecf3fa).
+template <int kR, int kAhead, int kWarps, int kMinBlocks, bool kAL>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
     sw_stages12_strip(const StageArgs A, const double a1, const double c1) {
   using Num = Rf;
@@ -469,7 +469,7 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
   const int64_t j0 = int64_t(blockIdx.y) * kR;
   if (j0 >= G.ny || x0 >= G.nx) return;  // the whole warp
   const int64_t iw = wrap_once(i, G.nx);
-  double rh[kRaw], ru[kRaw], rv[kRaw], rb[kB], s1h[kS1], s1u[kS1], s1v[kS1], h0[kR], u0[kR], v0[kR];
+  double rh[kRaw], ru[kRaw], rv[kRaw], rb[kB], s1h[kS1], s1u[kS1], s1v[kS1];
   const auto load_raw = [&](int c) {  // s^n row j0 - 4 + c
     const int64_t n = G.idx(iw, wrap_once(j0 - 4 + c, G.ny));
     rh[c] = __ldg(A.sk.h + n);
@@ -477,12 +477,6 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
     rv[c] = __ldg(A.sk.v + n);
   };
   const auto load_b = [&](int m) { rb[m] = __ldg(A.sk.b + G.idx(iw, wrap_once(j0 - 3 + m, G.ny))); };
-  const auto load_s0 = [&](int r) {  // s^n row j0 + r for stage 2 (kReload)
-    const int64_t n = G.idx(iw, wrap_once(j0 + r, G.ny));
-    h0[r] = __ldg(A.sk.h + n);
-    u0[r] = __ldg(A.sk.u + n);
-    v0[r] = __ldg(A.sk.v + n);
-  };
   const bool writes = lane >= 4 && lane <= 29 && i < G.nx;
   StripCarry st1, st2;
 #pragma unroll
@@ -494,12 +488,10 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
 #pragma unroll
     for (int m = 0; m < kB; ++m)
       if ((m - 3 - kAhead < -4 ? -4 : m - 3 - kAhead) == t) load_b(m);
-    if constexpr (kReload)
-      if (t >= -1 && t < kR) load_s0(t);  // used in the next step
     const int c = t + 4;
     if (t == -4) st1.hW = lane_west(rh[0]);
     // s^n is s_k in stage 1 (the strip kernel's s0_is_sk case: the same operands)
-    strip_row<kAL, Num, kPF>(A, a1, c1, i, j0 + t, t >= -3, t >= -2, rh[c], ru[c], rv[c], rh[c + 1], ru[c + 1], rv[c + 1],
+    strip_row<kAL, Num, true>(A, a1, c1, i, j0 + t, t >= -3, t >= -2, rh[c], ru[c], rv[c], rh[c + 1], ru[c + 1], rv[c + 1],
                         t >= -3 ? rb[t + 3] : 0.0, rh[c], ru[c], rv[c], st1, [&](double oh, double ou, double ov) {
                           s1h[t + 2] = oh;
                           s1u[t + 2] = ou;
@@ -509,10 +501,9 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
       const int u = t - 1;
       const int64_t j = j0 + u;
       if (u == -2) st2.hW = lane_west(s1h[0]);
-      strip_row<kAL, Num, kPF>(A, A.a, A.c, i, j, u >= -1, u >= 0 && writes && j < G.ny, s1h[u + 2], s1u[u + 2],
+      strip_row<kAL, Num, true>(A, A.a, A.c, i, j, u >= -1, u >= 0 && writes && j < G.ny, s1h[u + 2], s1u[u + 2],
                           s1v[u + 2], s1h[u + 3], s1u[u + 3], s1v[u + 3], u >= -1 ? rb[u + 3] : 0.0,
-                          u < 0 ? 0.0 : kReload ? h0[u] : rh[u + 4], u < 0 ? 0.0 : kReload ? u0[u] : ru[u + 4],
-                          u < 0 ? 0.0 : kReload ? v0[u] : rv[u + 4], st2,
+                          u >= 0 ? rh[u + 4] : 0.0, u >= 0 ? ru[u + 4] : 0.0, u >= 0 ? rv[u + 4] : 0.0, st2,
                           [&](double oh, double ou, double ov) { store_cell(A, i, j, oh, ou, ov); });
     }
   }
@@ -601,13 +592,13 @@ bool sw_stage_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwC
 }
 
 namespace {
-// TESSERA_SW_FUSED: "off", or the fused kernel's rows per warp and resident blocks per SM ("f6", "f8",
-// "f12", "f16": 4 blocks of 4 warps, 128 registers; "f6m3" .. "f16m3": 3 blocks, up to 168 registers);
-// default kDefaultFused.
-constexpr const char* kDefaultFused = "f12";
+// TESSERA_SW_FUSED: "off", or the fused kernel's rows per warp and shape. "f6", "f8", "f10", "f12": 4 blocks
+// of 4 warps per SM (128 registers, spilling 130-260 bytes for Arakawa-Lamb); "f12m3": 3 blocks (up to 168
+// registers, no spills); "f12a1": s^n loaded one row ahead instead of two. Default kDefaultFused, the
+// fastest on an H200 (docs/performance.md).
+constexpr const char* kDefaultFused = "f10";
 int fused_variant() {
-  static constexpr const char* kNames[] = {"off",   "f6",  "f8",  "f12",  "f6m3", "f8m3",
-                                           "f12m3", "f16", "f16m3", "f12g", "f12r", "f10", "f12a1"};
+  static constexpr const char* kNames[] = {"off", "f6", "f8", "f10", "f12", "f12m3", "f12a1"};
   const char* e = std::getenv("TESSERA_SW_FUSED");
   if (!e || !*e) e = kDefaultFused;
   for (int v = 0; v < int(std::size(kNames)); ++v)
@@ -618,7 +609,7 @@ int fused_variant() {
                            all + " (or unset it for the default, " + kDefaultFused + ")");
 }
 
-template <int R, int MB, bool PF = true, bool RL = false, int AH = 2>
+template <int R, int MB, int AH = 2>
 bool launch_fused(const exec::Exec& ex, const StageArgs& A, double a1, double c1) {
   constexpr int kW = 4;
   if (A.gr.nx < 32 || A.gr.ny < R + 8) return false;  // one wrap at most per index
@@ -626,8 +617,8 @@ bool launch_fused(const exec::Exec& ex, const StageArgs& A, double a1, double c1
   const dim3 block(32, kW), grid(unsigned((wx + kW - 1) / kW), unsigned(wy));
   const auto st = static_cast<cudaStream_t>(ex.stream);
   if (A.p.scheme == SwScheme::ArakawaLamb)
-    sw_stages12_strip<R, AH, kW, MB, true, PF, RL><<<grid, block, 0, st>>>(A, a1, c1);
-  else sw_stages12_strip<R, AH, kW, MB, false, PF, RL><<<grid, block, 0, st>>>(A, a1, c1);
+    sw_stages12_strip<R, AH, kW, MB, true><<<grid, block, 0, st>>>(A, a1, c1);
+  else sw_stages12_strip<R, AH, kW, MB, false><<<grid, block, 0, st>>>(A, a1, c1);
   TESSERA_CUDA_CHECK(cudaGetLastError());
   return true;
 }
@@ -645,16 +636,10 @@ bool sw_stages12_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, 
   switch (fv) {
     case 1: return launch_fused<6, 4>(ex, A, k1.a, k1.c);
     case 2: return launch_fused<8, 4>(ex, A, k1.a, k1.c);
-    case 3: return launch_fused<12, 4>(ex, A, k1.a, k1.c);
-    case 4: return launch_fused<6, 3>(ex, A, k1.a, k1.c);
-    case 5: return launch_fused<8, 3>(ex, A, k1.a, k1.c);
-    case 6: return launch_fused<12, 3>(ex, A, k1.a, k1.c);
-    case 7: return launch_fused<16, 4>(ex, A, k1.a, k1.c);
-    case 8: return launch_fused<16, 3>(ex, A, k1.a, k1.c);
-    case 9: return launch_fused<12, 4, false>(ex, A, k1.a, k1.c);
-    case 10: return launch_fused<12, 4, true, true>(ex, A, k1.a, k1.c);
-    case 11: return launch_fused<10, 4>(ex, A, k1.a, k1.c);
-    default: return launch_fused<12, 4, true, false, 1>(ex, A, k1.a, k1.c);
+    case 3: return launch_fused<10, 4>(ex, A, k1.a, k1.c);
+    case 4: return launch_fused<12, 4>(ex, A, k1.a, k1.c);
+    case 5: return launch_fused<12, 3>(ex, A, k1.a, k1.c);
+    default: return launch_fused<12, 4, 1>(ex, A, k1.a, k1.c);
   }
 }
 
