@@ -510,8 +510,10 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
 }
 
 // Kernel shape, chosen at run time by TESSERA_SW_TILE (tuning; read at every launch so that tests can
-// run each). Default (kDefaultShape, unset): "strip8m4x", the strip kernel with 8 rows per warp, loads 2
-// rows ahead, 4 blocks/SM, the block's 4 warps side by side in x (116 columns of one strip). Strips with
+// run each). Default (kDefaultShape, unset): "strip8m4xf", the strip kernel with 8 rows per warp, loads 2
+// rows ahead, 4 blocks/SM, the block's 4 warps side by side in x (116 columns of one strip), computing in
+// Rf (FMAs where an expression multiplies then adds; "strip16m4xf" the same with 16 rows); "strip8m4x" is
+// that shape in Rn (every operation rounded on its own, the default before a910e72). Strips with
 // the warps stacked in y: "strip4" (4 rows, all loaded at once, 3 blocks/SM; the default before),
 // "strip4m4" (2 rows ahead, 4 blocks/SM), "strip8m4" and "strip16m4" (8 / 16 rows, 2 ahead, 4 blocks/SM),
 // "strip8", "strip12" (8 / 12 rows, 4 / 3 ahead, 3 blocks/SM); side by side in x: "strip4x" and

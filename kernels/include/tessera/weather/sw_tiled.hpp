@@ -1,11 +1,13 @@
 // The CUDA shallow-water stage (sw_tiled.cpp), dispatched from sw_stage.
 //
-// Default: the strip kernel. A warp owns 32 adjacent columns and 4 rows of cells (it writes columns 2-30
+// Default: the strip kernel. A warp owns 32 adjacent columns and 8 rows of cells (it writes columns 2-30
 // of its 32, since a cell reads columns i-2 .. i+1), loads its raw rows of h, u, v, b and s^n into
-// registers at once, and marches up the rows: x-neighbours of U, V, q, B and the cell coefficients come
+// registers two rows ahead, and marches up the rows: x-neighbours of U, V, q, B and the cell coefficients come
 // from the adjacent lanes by shuffles, y-neighbours from the previous row. No shared memory. Its arithmetic
-// is explicitly rounded (no FMA contraction), so each cell's bits do not depend on where its strip starts
-// and it agrees with the host to rounding (1e-12 on O(10) values). Other shapes: TESSERA_SW_TILE.
+// is explicitly rounded (no contraction chosen by the optimiser; FMAs only where the expression multiplies
+// and then adds: Rf), so each cell's bits do not depend on where its strip starts, and it agrees with the
+// host to rounding (1e-12 on O(10) values). Other shapes: TESSERA_SW_TILE. sw_stages12_tiled fuses SSP-RK3's
+// first two stages into one such march (periodic f-plane, one rank; TESSERA_SW_FUSED).
 //
 // TESSERA_SW_TILE=32x16 (the default before) selects the shared-memory tile instead: one thread block
 // owns a tile of kTileX x kTileY cells. It loads h, u, v, b of the tile plus a two-cell halo into shared
