@@ -339,17 +339,9 @@ __device__ __forceinline__ double twist_load(const double* p) {
   else return __ldcs(p);
 }
 
-// L2 prefetch of one address (no register, no wait).
-__device__ __forceinline__ void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
-
-// pf_blocks, pf_levels (`twistq8gp`; 0 elsewhere): after its forward sweep, while it substitutes back and
-// writes, each thread asks L2 for the first pf_levels levels of phi and w of the same position pf_blocks
-// blocks on, i.e. of the block that will take its place when the blocks resident now have finished, so
-// that that block's first loads hit L2 and the reads overlap this block's writes.
-template <int kTC, int kAhead, int kMem, bool kPf = false>
-__global__ void __launch_bounds__(2 * kTC, kPf ? 4 : 0) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
-                                                           const double* __restrict__ w, double* __restrict__ out,
-                                                           int64_t pf_blocks, int pf_levels) {
+template <int kTC, int kAhead, int kMem>
+__global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
+                                                           const double* __restrict__ w, double* __restrict__ out) {
   constexpr int kT = 2 * kTC;  // threads per block
   extern __shared__ double s_cp[];  // [kTwistLevels][kT]: c'_k (lower threads), a''_k (upper)
   pdl_enter();  // programmatic dependent launch (pdl_launch.hpp; TESSERA_VADV_PDL=0 turns it off)
@@ -398,20 +390,6 @@ __global__ void __launch_bounds__(2 * kTC, kPf ? 4 : 0) vadv_column_twist(Grid G
     cps[t * kT] = cs.cp;
     dp[t] = cs.dp;
     phi = phip;
-  }
-  if (kPf && pf_levels > 0) {
-    const int64_t vb = v + pf_blocks * kTC;
-    if (vb < sx * G.ny) {
-      const int64_t jb = vb / sx, nb = G.idx(vb - jb * sx - G.g, jb);
-      const double* pp = in + nb + (upper ? plane * (nz - 1) : 0);
-      const double* pw = w + nb + plane * (upper ? nz - 2 : 0);
-      for (int t = 0; t < pf_levels && t < nl; ++t) {
-        prefetch_l2(pp);
-        prefetch_l2(pw);
-        pp += step;
-        pw += step;
-      }
-    }
   }
   // Lower thread: c'_m, d'_m; upper thread: a''_{m+1}, d''_{m+1} (zero when nz = 1). Exchanged through each
   // thread's last c' slot (level nl - 1, which the back substitution does not read; slot 0 when nl = 0):
@@ -483,9 +461,9 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
-      want != "twistq6cs" && want != "twistq8g" && want != "twistq8gp")
+      want != "twistq6cs" && want != "twistq8g")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq8gp, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
+                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
   // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path, up to
   // kRegLevels levels (0.779 / 0.856 / 0.899 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.775-0.777 /
   // 0.835-0.837 / 0.893-0.894 with 6 ahead in the same run, 5c7e6ba; 0.626 / 0.631 / 0.672 for the one-thread
@@ -496,25 +474,12 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
     const VadvStep S = VadvStep::make(vp);
     const bool pdl = pdl_wanted("TESSERA_VADV_PDL");
-    // twistq8gp: prefetch for the block pf_blocks on = the blocks resident at once (occupancy x SMs);
-    // TESSERA_VADV_PF_LEVELS levels (default 16).
-    int64_t pf_blocks = 0;
-    int pf_levels = 0;
     auto go = [&](auto kernel, size_t bytes, size_t& raised) {
       allow_smem(kernel, bytes, raised);
       carveout_override(kernel);
-      if (want == "twistq8gp") {
-        int dev = 0, sms = 0, per_sm = 0;
-        TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
-        TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        TESSERA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 2 * tc, bytes));
-        pf_blocks = int64_t(per_sm) * sms;
-        const char* l = std::getenv("TESSERA_VADV_PF_LEVELS");
-        pf_levels = l && *l ? std::atoi(l) : 16;
-      }
-      launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out, pf_blocks, pf_levels);
+      launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out);
     };
-    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, r8p = 0;
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
     if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
     else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
@@ -522,7 +487,6 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
     else if (want == "twistq6cs") go(vadv_column_twist<64, 6, 0>, twist_smem<64>(), rcs);
     else if (want == "twistq6") go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), r6g);
-    else if (want == "twistq8gp") go(vadv_column_twist<64, 8, 1, true>, twist_smem<64>(), r8p);
     else go(vadv_column_twist<64, 8, 1>, twist_smem<64>(), r64b);  // auto, twistq8g
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
