@@ -21,10 +21,11 @@ using fixtures::run_model;
 using fixtures::same_bits;
 using fixtures::Snapshot;
 
-void compare_with_one_rank(const std::string& yaml, const std::vector<std::string>& ov) {
+void compare_with_one_rank(const std::string& yaml, const std::vector<std::string>& ov,
+                           exec::Space sp = exec::Space::Host) {
   Snapshot one;
-  if (test::mpi_rank() == 0) one = run_model(MPI_COMM_SELF, yaml, {}, 12);
-  const Snapshot many = run_model(MPI_COMM_WORLD, yaml, ov, 12);
+  if (test::mpi_rank() == 0) one = run_model(MPI_COMM_SELF, yaml, {}, 12, sp);
+  const Snapshot many = run_model(MPI_COMM_WORLD, yaml, ov, 12, sp);
   if (test::mpi_rank() != 0) return;
   REQUIRE(!one.h.empty());
   CHECK(one.time == many.time);
@@ -33,7 +34,7 @@ void compare_with_one_rank(const std::string& yaml, const std::vector<std::strin
   CHECK(same_bits(one.v, many.v));
   CHECK(same_bits(one.c, many.c));
   // and the run did something: the state moved away from the initial one
-  const Snapshot init = run_model(MPI_COMM_SELF, yaml, {}, 0);
+  const Snapshot init = run_model(MPI_COMM_SELF, yaml, {}, 0, sp);
   CHECK(!same_bits(init.h, one.h));
 }
 
@@ -78,17 +79,5 @@ TEST_CASE("weather on the GPU: N ranks bit for bit, and the host to rounding", "
 TEST_CASE("weather on the GPU, periodic f-plane: 1 rank (stages 1 and 2 fused) equals N ranks bit for bit",
           "[weather][mpi][gpu]") {
   TESSERA_GPU_TEST();
-  Snapshot one, init;
-  if (test::mpi_rank() == 0) {
-    one = run_model(MPI_COMM_SELF, kPlane, {}, 12, exec::Space::Device);
-    init = run_model(MPI_COMM_SELF, kPlane, {}, 0, exec::Space::Device);
-  }
-  const Snapshot many = run_model(MPI_COMM_WORLD, kPlane, {}, 12, exec::Space::Device);
-  if (test::mpi_rank() != 0) return;
-  REQUIRE(!one.h.empty());
-  CHECK(one.time == many.time);
-  CHECK(same_bits(one.h, many.h));
-  CHECK(same_bits(one.u, many.u));
-  CHECK(same_bits(one.v, many.v));
-  CHECK(!same_bits(init.h, one.h));
+  compare_with_one_rank(kPlane, {}, exec::Space::Device);
 }

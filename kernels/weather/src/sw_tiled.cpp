@@ -524,19 +524,26 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
 // run (058422e); 32x16 best of the tiles (0.69); 5 blocks/SM tiles (51 registers), 32x8 tiles, strips of
 // 32 rows (0.27) and rolled strips were slower and dropped. Static shared memory (4 raw + 4 derived
 // arrays of doubles) stays under 48 KiB for all four tiles.
+// The index in names of environment variable knob's value (fallback when unset or empty); any other value
+// is an error that lists the names.
+template <size_t N>
+int knob_choice(const char* knob, const char* const (&names)[N], const char* fallback, const char* what) {
+  const char* e = std::getenv(knob);
+  if (!e || !*e) e = fallback;
+  for (int v = 0; v < int(N); ++v)
+    if (std::string(e) == names[v]) return v;
+  std::string all;
+  for (const char* n : names) all += std::string(all.empty() ? "" : ", ") + n;
+  throw std::runtime_error(std::string(knob) + "='" + e + "' is not " + what + "; use one of " + all +
+                           " (or unset it for the default, " + fallback + ")");
+}
+
 constexpr const char* kDefaultShape = "strip8m4xf";
 int tile_variant() {
   static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
                                            "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12",
                                            "strip4x", "strip8m4x", "strip8m2x8", "strip8m4xf", "strip16m4xf"};
-  const char* e = std::getenv("TESSERA_SW_TILE");
-  if (!e || !*e) e = kDefaultShape;
-  for (int v = 0; v < int(std::size(kNames)); ++v)
-    if (std::string(e) == kNames[v]) return v;
-  std::string all;
-  for (const char* n : kNames) all += std::string(all.empty() ? "" : ", ") + n;
-  throw std::runtime_error("TESSERA_SW_TILE='" + std::string(e) + "' is not a shallow-water kernel shape; use one of " +
-                           all + " (or unset it for the default, " + kDefaultShape + ")");
+  return knob_choice("TESSERA_SW_TILE", kNames, kDefaultShape, "a shallow-water kernel shape");
 }
 
 template <int TX, int TY, int THY, int MB>
@@ -601,14 +608,7 @@ namespace {
 constexpr const char* kDefaultFused = "f10";
 int fused_variant() {
   static constexpr const char* kNames[] = {"off", "f6", "f8", "f10", "f12", "f12m3", "f12a1"};
-  const char* e = std::getenv("TESSERA_SW_FUSED");
-  if (!e || !*e) e = kDefaultFused;
-  for (int v = 0; v < int(std::size(kNames)); ++v)
-    if (std::string(e) == kNames[v]) return v;
-  std::string all;
-  for (const char* n : kNames) all += std::string(all.empty() ? "" : ", ") + n;
-  throw std::runtime_error("TESSERA_SW_FUSED='" + std::string(e) + "' is not a fused shallow-water kernel; use one of " +
-                           all + " (or unset it for the default, " + kDefaultFused + ")");
+  return knob_choice("TESSERA_SW_FUSED", kNames, kDefaultFused, "a fused shallow-water kernel");
 }
 
 template <int R, int MB, int AH = 2>
