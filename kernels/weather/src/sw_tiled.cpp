@@ -565,14 +565,21 @@ void launch_strip(const exec::Exec& ex, const StageArgs& A) {
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
-bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk, SwView out,
-               double a, double c, double dt, const CellRect& r, bool wrap_x, bool wrap_y) {
-  if (!ex.on_device()) return false;
-  static const bool disabled = [] {
+// TESSERA_WEATHER_PORTABLE=1 (read once): the portable path instead of every CUDA kernel here (profiling).
+bool portable_forced() {
+  static const bool forced = [] {
     const char* e = std::getenv("TESSERA_WEATHER_PORTABLE");
     return e && e[0] == '1';
   }();
-  if (disabled) return false;
+  return forced;
+}
+
+// tile_variant()'s indices of the shapes that compute in Rf (the fused kernel's arithmetic).
+constexpr int kShapeStrip8m4xf = 13, kShapeStrip16m4xf = 14;
+
+bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s0, SwConstView sk, SwView out,
+               double a, double c, double dt, const CellRect& r, bool wrap_x, bool wrap_y) {
+  if (!ex.on_device() || portable_forced()) return false;
   const StageArgs A{gr, p, s0, sk, out, a, c, dt, r.i0, r.i1, r.j0, r.j1, wrap_x, wrap_y, sw_metric(gr.dx, gr.dy)};
   switch (tile_variant()) {
     case 0: launch_strip<4, 8, 4, 3>(ex, A); break;  // strip4
@@ -588,8 +595,8 @@ bool run_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstV
     case 10: launch_strip<4, 8, 4, 3, true>(ex, A); break;
     case 11: launch_strip<8, 2, 4, 4, true>(ex, A); break;  // strip8m4x, the default
     case 12: launch_strip<8, 2, 8, 2, true>(ex, A); break;
-    case 13: launch_strip<8, 2, 4, 4, true, true>(ex, A); break;  // strip8m4xf
-    default: launch_strip<16, 2, 4, 4, true, true>(ex, A); break;  // strip16m4xf
+    case kShapeStrip8m4xf: launch_strip<8, 2, 4, 4, true, true>(ex, A); break;
+    default: launch_strip<16, 2, 4, 4, true, true>(ex, A); break;  // kShapeStrip16m4xf
   }
   return true;
 }
@@ -628,10 +635,11 @@ bool launch_fused(const exec::Exec& ex, const StageArgs& A, double a1, double c1
 
 bool sw_stages12_tiled(const exec::Exec& ex, const Grid& gr, const SwParams& p, SwConstView s, SwView out,
                        StageCoef k1, StageCoef k2, double dt) {
-  if (!ex.on_device() || p.wall_x || p.wall_y || p.beta != 0.0 || gr.nx != gr.gnx || gr.ny != gr.gny) return false;
-  if (const char* e = std::getenv("TESSERA_WEATHER_PORTABLE"); e && e[0] == '1') return false;
+  if (!ex.on_device() || portable_forced() || p.wall_x || p.wall_y || p.beta != 0.0 || gr.nx != gr.gnx ||
+      gr.ny != gr.gny)
+    return false;
   const int shape = tile_variant();  // the fused kernel computes in Rf: the same bits as the Rf strip shapes
-  if (shape != 13 && shape != 14) return false;
+  if (shape != kShapeStrip8m4xf && shape != kShapeStrip16m4xf) return false;
   const int fv = fused_variant();
   if (fv == 0) return false;
   const StageArgs A{gr, p, s, s, out, k2.a, k2.c, dt, 0, gr.nx, 0, gr.ny, true, true, sw_metric(gr.dx, gr.dy)};
