@@ -152,19 +152,31 @@ TEST_CASE("pair kernel: the kNoWallNeighbour shortcut gives the bits of the wall
 // The solver mixes the two kernels (whole-box steps on one rank, sub-box steps when the halo exchange
 // overlaps, other widths on other ranks) and its tests compare such runs bit for bit, so the pair kernel
 // must give the one-cell kernel's bits.
+// With and without a force (the force-free collision, as the one-cell kernel's), and with the L2 prefetch
+// ahead off, a few cells ahead and past the last cell (a hint: the same bits).
 TEST_CASE("pair kernel equals the one-cell kernel bit for bit", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
   const PairOn on;
   for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
     for (Precision pr : {Precision::FP32, Precision::FP16})
-      for (const Case& cs : {Case{70, 9, 7, true}, Case{62, 6, 5, false}}) {
-        INFO(to_string(k) << " " << to_string(pr) << " nx " << cs.nx);
-        bool pair = false;
-        const auto whole = run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, &pair);
-        const auto boxes = run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 3);
-        REQUIRE(pair);
-        REQUIRE(whole == boxes);
-      }
+      for (const Case& cs : {Case{70, 9, 7, true}, Case{62, 6, 5, false}})
+        for (bool forced : {true, false}) {
+          INFO(to_string(k) << " " << to_string(pr) << " nx " << cs.nx << " forced " << forced);
+          bool pair = false;
+          const auto whole = run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, &pair, 0, forced);
+          const auto boxes = run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 3, forced);
+          REQUIRE(pair);
+          REQUIRE(whole == boxes);
+          for (const char* kib : {"0", "1", "3", "1000000"}) {
+            INFO("TESSERA_LBM_PREFETCH " << kib);
+            const tessera::test::ScopedEnv pf("TESSERA_LBM_PREFETCH", kib);
+            REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
+          }
+          if (!forced) {  // the force terms kept at zero force: the same values (a zero's sign aside)
+            const tessera::test::ScopedEnv terms("TESSERA_LBM_FORCE_TERMS", "1");
+            REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
+          }
+        }
 }
 
 // Steps without any force take kernels compiled without the force terms (collide<..., kForce = false>),
@@ -379,7 +391,7 @@ inline bool __all_sync(unsigned, bool p) { return __ballot_sync(0, p) == 0xfffff
 
 namespace {
 // One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice.
-template <class L, class S, CollisionKind K>
+template <class L, class S, CollisionKind K, bool KF>
 void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align) {
   const GridLayout& g = s.grid();
   lbm::detail::PairGeom pg;
@@ -399,7 +411,8 @@ void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t alig
         lanes.emplace_back([&, l] {
           emu::tw = &w;
           emu::tlane = l;
-          lbm::detail::pair_update<L, S, K, 0>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t0 + l, k, l);
+          lbm::detail::pair_update<L, S, K, 0, KF>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t0 + l, k,
+                                                     l);
         });
       for (std::thread& t : lanes) t.join();
     }
@@ -407,9 +420,11 @@ void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t alig
   ++s.step;
 }
 
-template <class L, class S, CollisionKind K>
+// KF = false: a step without force (no field, no uniform force) through the force-free collision.
+template <class L, class S, CollisionKind K, bool KF = true>
 void check_emulated(const Case& cs, uint32_t align) {
-  INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align);
+  INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align
+               << " force " << KF);
   const GridLayout g = grid_for(L::kind, cs.nx, cs.ny, cs.nz);
   const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
   const Precision pr = sizeof(S) == 2 ? Precision::FP16 : Precision::FP32;
@@ -422,14 +437,15 @@ void check_emulated(const Case& cs, uint32_t align) {
   for (LatticeState* s : {&ref, &pair}) {
     write_flags(*s, fl);
     write_slots(*s, f0);
-    std::memcpy(s->force_field(), force.data(), force.size() * sizeof(float));
+    if (KF) std::memcpy(s->force_field(), force.data(), force.size() * sizeof(float));
   }
-  const CollisionParams p = test_params(K, K == CollisionKind::Regularized ? 0.15 : 0.0);
+  CollisionParams p = test_params(K, K == CollisionKind::Regularized ? 0.15 : 0.0);
+  if (!KF) p.force[0] = p.force[1] = p.force[2] = 0.0;
   const exec::Exec ex(exec::Space::Host);
   for (int step = 0; step < 3; ++step) {
     INFO("step " << step);
     stream_collide(ex, ref, p, KernelPath::Reference);
-    emulated_pair_step<L, S, K>(pair, p, align);
+    emulated_pair_step<L, S, K, KF>(pair, p, align);
     const std::vector<double> a = read_slots(ref), b = read_slots(pair);
     REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
   }
@@ -444,6 +460,8 @@ TEST_CASE("pair kernel: the warp logic, emulated on the host, gives the referenc
       check_emulated<D3Q19, half_t, CollisionKind::TRT>(cs, align);
       check_emulated<D3Q27, float, CollisionKind::Regularized>(cs, align);
       check_emulated<D3Q27, half_t, CollisionKind::BGK>(cs, align);
+      check_emulated<D3Q19, half_t, CollisionKind::BGK, false>(cs, align);
+      check_emulated<D3Q27, float, CollisionKind::BGK, false>(cs, align);
     }
 }
 #endif

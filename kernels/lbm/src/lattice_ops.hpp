@@ -20,6 +20,11 @@ const LatticeOps& ops_d3q19();
 const LatticeOps& ops_d3q27();
 const LatticeOps& ops(LatticeKind k);
 
+// Whether a step has a force (a uniform one or a per-cell field), and whether the tuned kernels keep the
+// force terms: when it has one, or with TESSERA_LBM_FORCE_TERMS=1 (measurement, tests); otherwise they
+// run the force-free collision (collide_cell<..., false>).
+bool has_force(const LatticeState& s, const CollisionParams& p);
+bool tuned_force_terms(const LatticeState& s, const CollisionParams& p);
 // Tuned CUDA path (tuned_cuda.cpp); throws in builds without CUDA.
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // The same kernel's arithmetic over a sub-box of cells (overlap of the halo exchange); parity unchanged.

@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "tessera/core/cuda_check.hpp"
+#include "tuned_prefetch.hpp"
 #endif
 
 namespace tessera::lbm {
@@ -52,36 +53,10 @@ constexpr int min_blocks() {
 // (288 bytes of local memory traffic per cell, seen with ncu/cuobjdump); constant memory is indexable.
 __constant__ WallTable c_walls;
 
-// L2 prefetch ahead. Threads 0..Q-1 of a block each ask the L2 (Hopper bulk prefetch: one instruction, no
-// register held until the data arrives) for the BX slots of one population array that a block `ahead`
-// cells further on will read on this step: slot q of the cell on even steps, slot opp(q) of the upstream
-// neighbour on odd steps. When that block runs, its loads hit in L2, so the bytes in flight from DRAM no
-// longer depend on how many warps are resident (the fp32 kernel is bound by memory latency at 6 blocks
-// per SM). The distance is a byte count of population data ahead (make_prefetch).
-// c_pf[odd][q]: element offset of the read of population q relative to the cell (set per launch).
-__constant__ int64_t c_pf[2][27];
-struct Prefetch {
-  int64_t ahead = 0;  // cells ahead (the KiB distance over Q slot bytes per cell); 0: off
-  int64_t total = 0;  // elements of the population array (Q cells)
-};
-
-template <class S, int Q, int BX>
-__device__ __forceinline__ void l2_prefetch_block(const S* f, bool odd, int64_t cell0, const Prefetch& p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const int q = int(threadIdx.x);
-  if (p.ahead == 0 || q >= Q) return;
-  const int64_t e0 = cell0 + p.ahead + c_pf[odd ? 1 : 0][q], e1 = e0 + BX;
-  if (e0 < 0 || e1 > p.total) return;
-  const uint64_t a0 = reinterpret_cast<uint64_t>(f + e0) & ~uint64_t(15);
-  const uint64_t a1 = (reinterpret_cast<uint64_t>(f + e1) + 15) & ~uint64_t(15);
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(a0), "r"(unsigned(a1 - a0)));
-#else
-  (void)f;
-  (void)odd;
-  (void)cell0;
-  (void)p;
-#endif
-}
+// L2 prefetch ahead: tuned_prefetch.hpp (Prefetch, l2_prefetch_block, make_prefetch).
+using detail::l2_prefetch_block;
+using detail::make_prefetch;
+using detail::Prefetch;
 
 // KF: the step has a force (uniform or per-cell); false drops the force terms (collide_cell).
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
@@ -91,7 +66,7 @@ __global__ void __launch_bounds__(BX, MB)
   const int64_t i = int64_t(blockIdx.x) * BX + threadIdx.x;
   if (i >= a.grid.nx) return;
   const int64_t c = a.grid.cell(i, blockIdx.y, blockIdx.z);
-  l2_prefetch_block<S, L::Q, BX>(f, a.odd, c - threadIdx.x, pf);
+  l2_prefetch_block<S, L::Q>(f, a.odd, c - threadIdx.x, BX, pf);
   if (!is_fluid(__ldg(flags + c))) return;
   // Same per-cell physics as the portable reference (StreamCollideAA), wall table from constant memory.
   update_cell<L, S, K, typename Storage<S>::Real, KF>(f, flags, a, c_walls, c);
@@ -136,7 +111,7 @@ __global__ void __launch_bounds__(BX, MB)
   const uint32_t i = blockIdx.x * uint32_t(BX) + threadIdx.x;
   if (i >= g.nx) return;
   const uint32_t c = (i + 1u) + g.px * ((blockIdx.y + 1u) + g.py * (blockIdx.z + 1u));
-  l2_prefetch_block<S, Q, BX>(f, a.odd, int64_t(c) - int64_t(threadIdx.x), pf);
+  l2_prefetch_block<S, Q>(f, a.odd, int64_t(c) - int64_t(threadIdx.x), BX, pf);
   const uint8_t fl = __ldg(flags + c);
   if (!is_fluid(fl)) return;
   const bool odd = a.odd, free = odd && (fl & kNoWallNeighbour);
@@ -179,7 +154,7 @@ __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, con
   if (i >= I(gl.nx)) return;
   const I px = I(gl.px()), py = I(gl.py()), n = std::is_same_v<I, uint32_t> ? I(g32.n) : I(gl.cells());
   const I c = (i + 1) + px * ((I(blockIdx.y) + 1) + py * (I(blockIdx.z) + 1));
-  if (!Blocked) l2_prefetch_block<S, Q, BX>(f, odd, int64_t(c) - int64_t(threadIdx.x), pf);
+  if (!Blocked) l2_prefetch_block<S, Q>(f, odd, int64_t(c) - int64_t(threadIdx.x), BX, pf);
   const I pxy = px * py;
   if (Blocked && c + pxy + px + 1 >= n / 32 * 32) return;  // a neighbour in the last, partial block
   if (!is_fluid(__ldg(flags + c))) return;
@@ -209,26 +184,6 @@ __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, con
 }
 
 bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells()) < (uint64_t(1) << 32); }
-
-// The distance of the L2 prefetch, in KiB of population data ahead of the block (all Q arrays together):
-// TESSERA_LBM_PREFETCH=K (read per launch; 0: off), else the default for the storage precision.
-template <class L, class S>
-Prefetch make_prefetch(const GridLayout& g, cudaStream_t st) {
-  Prefetch p;
-  const long kib = tuned_prefetch_kib(std::is_same_v<S, float> ? Precision::FP32 : Precision::FP16);
-  if (kib == 0) return p;
-  const int64_t n = g.cells(), px = g.px(), pxy = g.px() * g.py();
-  int64_t t[2][27] = {};
-  for (int q = 0; q < L::Q; ++q) {
-    const int64_t off = L::c(q, 0) + px * L::c(q, 1) + pxy * L::c(q, 2);
-    t[0][q] = int64_t(q) * n;
-    t[1][q] = q == 0 ? 0 : int64_t(opposite(q)) * n - off;
-  }
-  TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_pf, t, sizeof t, 0, cudaMemcpyHostToDevice, st));
-  p.ahead = std::max<int64_t>(1, int64_t(kib) * 1024 / int64_t(L::Q * sizeof(S)));
-  p.total = int64_t(L::Q) * n;
-  return p;
-}
 
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
 // the whole-box kernel, which stays untouched (its launch was tuned). Wide boxes (the interior, slabs
@@ -261,10 +216,6 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_tuned_box(S* __restrict
   update_cell<L, S, K, typename Storage<S>::Real, KF>(f, flags, a, c_walls, c);
 }
 
-// Whether the step has a force: a uniform one or a per-cell field.
-bool has_force(const LatticeState& s, const CollisionParams& p) {
-  return p.force[0] != 0 || p.force[1] != 0 || p.force[2] != 0 || s.force_field_or_null() != nullptr;
-}
 
 template <class L, class S, CollisionKind K>
 void launch_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box) {
@@ -278,7 +229,7 @@ void launch_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p,
   const dim3 grid = b.flat ? dim3(unsigned((b.volume + BX - 1) / BX))
                            : dim3(unsigned((b.n0 + BX - 1) / BX), unsigned(box.extent(1)), unsigned(box.extent(2)));
   TESSERA_REQUIRE(!b.flat || (b.volume + BX - 1) / BX <= 2147483647, "tuned LBM kernel: sub-box too large for a flat launch");
-  if (has_force(s, p))
+  if (detail::has_force(s, p))
     stream_collide_tuned_box<L, S, K, BX, MB, true><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, b);
   else
     stream_collide_tuned_box<L, S, K, BX, MB, false><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, b);
@@ -297,9 +248,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   // faster (docs/performance.md). TESSERA_LBM_INDEX=64 forces the 64-bit form (tests, measurement).
   const char* ix = std::getenv("TESSERA_LBM_INDEX");
   const bool use32 = std::is_same_v<S, half_t> && fits32(g, L::Q) && !(ix && std::string(ix) == "64");
-  // TESSERA_LBM_FORCE_TERMS=1 keeps the force terms in a step without force (measurement only).
-  const char* ft = std::getenv("TESSERA_LBM_FORCE_TERMS");
-  const bool force = has_force(s, p) || (ft && std::string(ft) == "1");
+  const bool force = detail::tuned_force_terms(s, p);
   const Prefetch pf = make_prefetch<L, S>(g, st);
   auto go = [&](auto bx, auto mb) {
     constexpr int BX = decltype(bx)::value, MB = decltype(mb)::value;
@@ -389,6 +338,14 @@ bool tuned_available(LatticeKind lattice, Precision precision) {
 }
 
 namespace detail {
+bool has_force(const LatticeState& s, const CollisionParams& p) {
+  return p.force[0] != 0 || p.force[1] != 0 || p.force[2] != 0 || s.force_field_or_null() != nullptr;
+}
+bool tuned_force_terms(const LatticeState& s, const CollisionParams& p) {
+  const char* ft = std::getenv("TESSERA_LBM_FORCE_TERMS");
+  return has_force(s, p) || (ft && std::string(ft) == "1");
+}
+
 namespace {
 void tuned_dispatch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox* box) {
   TESSERA_REQUIRE(ex.on_device(), "the tuned LBM kernel runs on the GPU only: use --device gpu or the reference path");

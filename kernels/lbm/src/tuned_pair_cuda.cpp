@@ -44,6 +44,7 @@
 
 #include "tessera/core/cuda_check.hpp"
 #include "tuned_pair_kernel.hpp"
+#include "tuned_prefetch.hpp"
 #endif
 
 namespace tessera::lbm::detail {
@@ -53,11 +54,14 @@ namespace {
 
 __constant__ WallTable c_pair_walls;
 
-template <class L, class S, CollisionKind K, int BX, int MB, int M>
-__global__ void __launch_bounds__(BX, MB)
-    stream_collide_pair(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<float> a, PairGeom g) {
-  pair_update<L, S, K, M>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
-                          threadIdx.x & 31u);
+// The block's 2 BX cells of plane blockIdx.y start at pair_base + 2 BX blockIdx.x; the L2 prefetch ahead
+// (tuned_prefetch.hpp) asks for the same span of every slot array `pf.ahead` cells further on.
+template <class L, class S, CollisionKind K, int BX, int MB, int M, bool KF>
+__global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f, const uint8_t* __restrict__ flags,
+                                                              StepArgs<float> a, PairGeom g, Prefetch pf) {
+  l2_prefetch_block<S, L::Q>(f, a.odd, int64_t(pair_base(g, blockIdx.y)) + int64_t(2 * BX) * blockIdx.x, 2 * BX, pf);
+  pair_update<L, S, K, M, KF>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
+                              threadIdx.x & 31u);
 }
 
 // Launch configuration: block size BX x minimum resident blocks per SM MB (__launch_bounds__). Measured
@@ -72,11 +76,16 @@ constexpr PairLaunch pair_launch() {
   return L::Q <= 19 ? PairLaunch{128, 5} : PairLaunch{128, 4};
 }
 
+// KF: the step has a force (the one-cell kernel's has_force, or TESSERA_LBM_FORCE_TERMS=1).
 template <class L, class S, CollisionKind K, int BX, int MB, int M>
-void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGeom& pg) {
+void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGeom& pg, bool force) {
   const GridLayout& g = s.grid();
   const dim3 grid(unsigned((uint64_t(pg.pairs) + BX - 1) / BX), unsigned(g.nz));
-  stream_collide_pair<L, S, K, BX, MB, M><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg);
+  const Prefetch pf = make_prefetch<L, S>(g, st);
+  if (force)
+    stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
+  else
+    stream_collide_pair<L, S, K, BX, MB, M, false><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
 }
 
 // TESSERA_LBM_PAIR (read at every step): "on" selects the pair kernel (opt-in until it has passed the
@@ -112,20 +121,22 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, con
   const auto st = static_cast<cudaStream_t>(ex.stream);
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_pair_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
   constexpr PairLaunch D = pair_launch<L, S>();
+  const bool force = tuned_force_terms(s, p);
 #ifdef TESSERA_LBM_LAUNCH_VARIANTS
   if constexpr (K == CollisionKind::BGK) {
     const std::string v = pair_variant();
-    if (v == "128x4") go<L, S, K, 128, 4, 0>(st, s, a, pg);
-    else if (v == "128x5") go<L, S, K, 128, 5, 0>(st, s, a, pg);
-    else if (v == "m1") go<L, S, K, D.bx, D.mb, 1>(st, s, a, pg);
-    else if (v == "m2") go<L, S, K, D.bx, D.mb, 2>(st, s, a, pg);
-    else if (v == "m4") go<L, S, K, D.bx, D.mb, 4>(st, s, a, pg);
-    else go<L, S, K, D.bx, D.mb, 0>(st, s, a, pg);
+    if (v == "128x4") go<L, S, K, 128, 4, 0>(st, s, a, pg, force);
+    else if (v == "128x5") go<L, S, K, 128, 5, 0>(st, s, a, pg, force);
+    else if (v == "128x6") go<L, S, K, 128, 6, 0>(st, s, a, pg, force);
+    else if (v == "m1") go<L, S, K, D.bx, D.mb, 1>(st, s, a, pg, force);
+    else if (v == "m2") go<L, S, K, D.bx, D.mb, 2>(st, s, a, pg, force);
+    else if (v == "m4") go<L, S, K, D.bx, D.mb, 4>(st, s, a, pg, force);
+    else go<L, S, K, D.bx, D.mb, 0>(st, s, a, pg, force);
   } else {
-    go<L, S, K, D.bx, D.mb, 0>(st, s, a, pg);
+    go<L, S, K, D.bx, D.mb, 0>(st, s, a, pg, force);
   }
 #else
-  go<L, S, K, D.bx, D.mb, 0>(st, s, a, pg);
+  go<L, S, K, D.bx, D.mb, 0>(st, s, a, pg, force);
 #endif
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_pair");
 }

@@ -118,8 +118,14 @@ struct PairGeom {
   uint32_t pairs;  // threads per plane: (px * ny + align) / 2 rounded up
 };
 
-// The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table.
-template <class L, class S, CollisionKind K, int M>
+// The first padded cell of plane k's pairs (PairGeom: the plane's row y = 1, rounded down to align).
+__device__ inline uint32_t pair_base(const PairGeom& g, uint32_t k) {
+  return (g.pxy * (k + 1u) + g.px) & ~(g.align - 1u);
+}
+
+// The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table. KF: the step has a
+// force (uniform or per-cell); false drops the force terms (collide_cell's force-free form).
+template <class L, class S, CollisionKind K, int M, bool KF = true>
 __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
                                    unsigned lane) {
@@ -127,7 +133,7 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
   using V = typename P::V;
   constexpr int Q = L::Q;
   const uint32_t plane = g.pxy * (k + 1u);
-  const uint32_t base = (plane + g.px) & ~(g.align - 1u);
+  const uint32_t base = pair_base(g, k);
   const uint32_t end = plane + g.pxy - g.px;  // ghost row y = py - 1
   const bool valid = base + 2u * t < end;
   const uint32_t c = valid ? base + 2u * t : end - 2u;  // padded index of the pair's first cell (even)
@@ -193,16 +199,21 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
     }
   }
 
-  float Flo[3] = {a.Fx, a.Fy, a.Fz}, Fhi[3] = {a.Fx, a.Fy, a.Fz};
-  if (a.force) {
-    TESSERA_LBM_UNROLL
-    for (int d = 0; d < 3; ++d) {
-      Flo[d] += a.force[uint32_t(d) * n + c];
-      Fhi[d] += a.force[uint32_t(d) * n + c + 1u];
+  if constexpr (KF) {
+    float Flo[3] = {a.Fx, a.Fy, a.Fz}, Fhi[3] = {a.Fx, a.Fy, a.Fz};
+    if (a.force) {
+      TESSERA_LBM_UNROLL
+      for (int d = 0; d < 3; ++d) {
+        Flo[d] += a.force[uint32_t(d) * n + c];
+        Fhi[d] += a.force[uint32_t(d) * n + c + 1u];
+      }
     }
+    collide<L, K, float>(lo, a.relax, Flo[0], Flo[1], Flo[2]);
+    collide<L, K, float>(hi, a.relax, Fhi[0], Fhi[1], Fhi[2]);
+  } else {  // the step has no force: collide_cell's force-free form (the one-cell kernel's values)
+    collide<L, K, float, false>(lo, a.relax, 0.f, 0.f, 0.f);
+    collide<L, K, float, false>(hi, a.relax, 0.f, 0.f, 0.f);
   }
-  collide<L, K, float>(lo, a.relax, Flo[0], Flo[1], Flo[2]);
-  collide<L, K, float>(hi, a.relax, Fhi[0], Fhi[1], Fhi[2]);
 
   // A pair store at element e (even) of the values (vlo, vhi), each written only where its flag is set.
   auto put = [&](uint32_t e, float vlo, float vhi, bool wlo, bool whi) {
