@@ -7,6 +7,9 @@
 // ghost cells fluid too (the traffic of a periodic box without the copy of the ghost layer);
 // "walls": the ghost layer is a wall on all six faces (bounce-back at every face).
 // MLUPs/s = n^3 x steps / s; bytes per cell per step = 2 Q (bytes per population) + 1 flag byte.
+// The populations start as a Taylor-Green vortex (--init tgv, the default; --init rest: the all-zero
+// shifted rest state, which is also taken where the initial fields do not fit the GPU's free memory; the
+// record's "init" says which). "kernel_form" records which tuned kernel ran (pair, one-cell-32, one-cell).
 // --kernel pattern: the tuned kernel's loads and stores without the collision (lbm::stream_pattern_only):
 // the memory ceiling of the AA access pattern with Q slot arrays, against which the tuned kernel's
 // fraction of copy can be read. --kernel pattern-blocked: the same on a blocked layout (32 cells x Q slots
@@ -15,6 +18,8 @@
 // --kernel tuned-slots the same measurement kernel on the solver's layout (the control).
 // --memory managed: populations and flags in CUDA managed memory, advised to stay on the GPU and
 // prefetched there (as lbm's parallel.memory: managed), to measure its cost against device memory.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "tessera/bench/bench.hpp"
+#include "tessera/core/buffer.hpp"
 #include "tessera/core/device.hpp"
 #include "tessera/core/runtime.hpp"
 #include "tessera/lbm/lattice_state.hpp"
@@ -35,7 +41,8 @@ const char* const kUsage =
     "  bench_lbm [--device gpu|cpu] [--sizes 256,512] [--lattices D3Q19,D3Q27] [--precisions fp32,fp16]\n"
     "            [--collision bgk|trt|regularized] [--box periodic|walls]\n"
     "            [--kernel tuned|reference|pattern|pattern-blocked|tuned-blocked|tuned-slots]\n"
-    "            [--steps 20] [--reps 5] [--memory device|managed] [--out bench/results/lbm.jsonl]\n";
+    "            [--steps 20] [--reps 5] [--memory device|managed] [--init tgv|rest]\n"
+    "            [--out bench/results/lbm.jsonl]\n";
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> r;
   std::stringstream ss(s);
@@ -43,6 +50,38 @@ std::vector<std::string> split(const std::string& s) {
   while (std::getline(ss, x, ',')) r.push_back(x);
   return r;
 }
+// A Taylor-Green vortex over the padded box (ghosts included: the periodic image), U0 = 0.05, rho = 1.
+void init_taylor_green(const exec::Exec& ex, lbm::LatticeState& s, MemKind mem) {
+  const lbm::GridLayout& g = s.grid();
+  const int64_t n = g.cells(), px = g.px(), py = g.py(), pz = g.pz();
+  const double U0 = 0.05, pi2 = 6.283185307179586;
+  auto table = [&](int64_t m, int64_t extent, bool sine) {
+    std::vector<double> t(static_cast<std::size_t>(m));
+    for (int64_t i = 0; i < m; ++i) {
+      const double a = pi2 * (double(i) - 0.5) / double(extent);
+      t[std::size_t(i)] = sine ? std::sin(a) : std::cos(a);
+    }
+    return t;
+  };
+  const auto sx = table(px, g.nx, true), cx = table(px, g.nx, false), sy = table(py, g.ny, true),
+             cy = table(py, g.ny, false), cz = table(pz, std::max<int64_t>(g.nz, 1), false);
+  std::vector<float> rho(std::size_t(n), 1.0f), u(std::size_t(3 * n), 0.0f);
+#pragma omp parallel for
+  for (int64_t k = 0; k < pz; ++k)
+    for (int64_t j = 0; j < py; ++j)
+      for (int64_t i = 0; i < px; ++i) {
+        const int64_t c = i + px * (j + py * k);
+        const double z = g.gz ? cz[std::size_t(k)] : 1.0;
+        u[std::size_t(c)] = float(U0 * sx[std::size_t(i)] * cy[std::size_t(j)] * z);
+        u[std::size_t(n + c)] = float(-U0 * cx[std::size_t(i)] * sy[std::size_t(j)] * z);
+      }
+  Buffer<float> d_rho(std::size_t(n), mem, "bench_lbm::rho"), d_u(std::size_t(3 * n), mem, "bench_lbm::u");
+  copy_n(d_rho.data(), d_rho.kind(), rho.data(), MemKind::Host, rho.size());
+  copy_n(d_u.data(), d_u.kind(), u.data(), MemKind::Host, u.size());
+  lbm::init_equilibrium(ex, s, d_rho.data(), d_u.data());
+  exec::fence(ex);
+}
+
 std::string env_or_empty(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
@@ -59,6 +98,7 @@ int main(int argc, char** argv) {
   std::string device = exec::cuda_enabled() && device::gpu_available() ? "gpu" : "cpu";
   std::string sizes = "256,512", lattices = "D3Q19,D3Q27", precisions = "fp32,fp16", collision = "bgk";
   std::string kernel, box = "periodic", memory = "device", out;  // kernel: "tuned" on the GPU, else "reference"
+  std::string init = "tgv";
   int steps = 20, reps = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -79,6 +119,7 @@ int main(int argc, char** argv) {
     else if (a == "--steps") steps = std::atoi(next().c_str());
     else if (a == "--reps") reps = std::atoi(next().c_str());
     else if (a == "--memory") memory = next();
+    else if (a == "--init") init = next();
     else if (a == "--out") out = next();
     else {
       std::fprintf(stderr, "bench_lbm: unknown option %s (see the header of bench/lbm/bench_lbm.cpp)\n", a.c_str());
@@ -88,6 +129,10 @@ int main(int argc, char** argv) {
   const exec::Space space = exec::parse_space(device);
   // The tuned kernel runs on the GPU only: a host run (also in a CUDA build) defaults to the reference path.
   if (kernel.empty()) kernel = space == exec::Space::Device ? "tuned" : "reference";
+  if (init != "tgv" && init != "rest") {
+    std::fprintf(stderr, "bench_lbm: --init must be tgv or rest, not '%s'\n", init.c_str());
+    return 2;
+  }
   if (memory != "device" && memory != "managed") {
     std::fprintf(stderr, "bench_lbm: --memory must be device or managed, not '%s'\n", memory.c_str());
     return 2;
@@ -132,6 +177,17 @@ int main(int argc, char** argv) {
           lbm::write_flags(s, fl);
         }
         s.prefer_device(ex);  // managed: advise + prefetch to the GPU before timing (no-op otherwise)
+        // The populations: a Taylor-Green vortex (rho = 1, u = U0 (sin x cos y cos z, -cos x sin y cos z, 0),
+        // U0 = 0.05) so that the kernel is timed on a flow, not on the all-zero shifted rest state; "rest"
+        // where the 16 bytes per cell that the initial fields take do not fit beside the lattice.
+        std::string init_used = init;
+        if (init == "tgv" && space == exec::Space::Device &&
+            device::mem_info().first < std::size_t(g.cells()) * 16 + (std::size_t(1) << 30)) {
+          std::fprintf(stderr, "bench_lbm: %lld^3: too little free GPU memory for the Taylor-Green fields, rest state\n",
+                       static_cast<long long>(n));
+          init_used = "rest";
+        }
+        if (init_used == "tgv") init_taylor_green(ex, s, mem);
         lbm::CollisionParams p;
         p.kind = lbm::parse_collision(collision.c_str());
         p.omega = 1.0 / 0.6;
@@ -154,11 +210,16 @@ int main(int argc, char** argv) {
         bench::Record r = bench::environment_record(space, ceil);
         r.set("benchmark", "lbm_stream_collide").set("lattice", ls).set("precision", ps).set("collision", collision)
             .set("kernel", kernel).set("box", box).set("memory", std::string(to_string(s.memkind())))
-            // the opt-in pair kernel's switch (docs/performance.md, LBM item 6), as the run saw it
-            .set("TESSERA_LBM_PAIR", env_or_empty("TESSERA_LBM_PAIR"))
-            .set("TESSERA_LBM_INDEX", env_or_empty("TESSERA_LBM_INDEX"))
-            .set("TESSERA_LBM_FORCE_TERMS", env_or_empty("TESSERA_LBM_FORCE_TERMS"))
-            .set("TESSERA_LBM_PREFETCH", env_or_empty("TESSERA_LBM_PREFETCH"))
+            .set("init", init_used)
+            // which tuned kernel ran, and the knobs that select and shape it (docs/performance.md), as
+            // the run saw them
+            .set("kernel_form", path == lbm::KernelPath::Tuned && kernel == "tuned"
+                                    ? std::string(lbm::tuned_kernel_form(s, p.kind))
+                                    : std::string("-"));
+        for (const char* knob : {"TESSERA_LBM_PAIR", "TESSERA_LBM_INDEX", "TESSERA_LBM_FORCE_TERMS", "TESSERA_LBM_PREFETCH",
+                                 "TESSERA_LBM_PAIR_ALIGN", "TESSERA_LBM_LAUNCH"})
+          r.set(knob, env_or_empty(knob));
+        r
             .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr) : 0))
             .set("n", static_cast<long long>(n)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)

@@ -327,6 +327,20 @@ long tuned_prefetch_kib(Precision precision) {
   return precision == Precision::FP32 ? kPrefetchKiBFp32 : kPrefetchKiBFp16;
 }
 
+const char* tuned_kernel_form(const LatticeState& s, CollisionKind kind) {
+#if TESSERA_CUDA_COMPILER
+  if (!tuned_available(s.lattice(), s.precision())) return "none";
+  if (detail::tuned_pair_used(s, kind)) return "pair";
+  const char* ix = std::getenv("TESSERA_LBM_INDEX");
+  const bool use32 = s.precision() == Precision::FP16 && fits32(s.grid(), s.q()) && !(ix && std::string(ix) == "64");
+  return use32 ? "one-cell-32" : "one-cell";
+#else
+  (void)s;
+  (void)kind;
+  return "none";
+#endif
+}
+
 bool tuned_available(LatticeKind lattice, Precision precision) {
 #if TESSERA_CUDA_COMPILER
   return lattice != LatticeKind::D2Q9 && precision != Precision::FP64;

@@ -34,13 +34,14 @@
 #include "tessera/core/error.hpp"
 #include "tessera/lbm/lattice_state.hpp"
 
+#include <cstdlib>
+#include <string>
+
 #if TESSERA_CUDA_COMPILER
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <cstring>
-#include <string>
 
 #include "tessera/core/cuda_check.hpp"
 #include "tuned_pair_kernel.hpp"
@@ -48,6 +49,28 @@
 #endif
 
 namespace tessera::lbm::detail {
+
+namespace {
+// TESSERA_LBM_PAIR (read at every step): unset or "auto" runs the pair kernel for fp32 storage, where it
+// measured faster than the one-cell kernel in every case (docs/performance.md, LBM item 14), and the
+// one-cell kernel for fp16, where it is slower; "on" selects the pair kernel for both, "off" for neither.
+// Tuning builds only (-DTESSERA_LBM_LAUNCH_VARIANTS=ON): BXxMB selects the pair kernel with that block size
+// and minimum blocks per SM, mN with the cache mode N of the pair accesses (tuned_pair_kernel.hpp).
+std::string pair_variant() {
+  const char* e = std::getenv("TESSERA_LBM_PAIR");
+  return std::string(e ? e : "");
+}
+bool pair_selected(Precision pr) {
+  const std::string v = pair_variant();
+  if (v.empty() || v == "auto") return pr == Precision::FP32;
+  if (v == "off") return false;
+#ifndef TESSERA_LBM_LAUNCH_VARIANTS
+  TESSERA_REQUIRE(v == "on", "TESSERA_LBM_PAIR='" + v + "': expected on, off or auto (unset: auto)");
+#endif
+  return true;
+}
+
+}  // namespace
 
 #if TESSERA_CUDA_COMPILER
 namespace {
@@ -86,23 +109,6 @@ void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGe
     stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
   else
     stream_collide_pair<L, S, K, BX, MB, M, false><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
-}
-
-// TESSERA_LBM_PAIR (read at every step): "on" selects the pair kernel (opt-in until it has passed the
-// GPU tests; docs/performance.md); unset or anything else runs the one-cell kernel. Tuning builds only
-// (-DTESSERA_LBM_LAUNCH_VARIANTS=ON): BXxMB selects the pair kernel with that block size and minimum
-// blocks per SM, mN with the cache mode N of the pair accesses (tuned_pair_kernel.hpp).
-std::string pair_variant() {
-  const char* e = std::getenv("TESSERA_LBM_PAIR");
-  return std::string(e ? e : "");
-}
-bool pair_selected() {
-  const std::string v = pair_variant();
-#ifdef TESSERA_LBM_LAUNCH_VARIANTS
-  return !v.empty() && v != "off";
-#else
-  return v == "on";
-#endif
 }
 
 // TESSERA_LBM_PAIR_ALIGN=N (cells, a power of two >= 2): the warps' base alignment (PairGeom); tuning.
@@ -161,9 +167,13 @@ bool tuned_pair_applicable(const LatticeState& s) {
          g.nz <= 65535;
 }
 
+bool tuned_pair_used(const LatticeState& s, CollisionKind kind) {
+  return kind == CollisionKind::BGK && tuned_pair_applicable(s) && pair_selected(s.precision());
+}
+
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
 #if TESSERA_CUDA_COMPILER
-  if (!pair_selected() || p.kind != CollisionKind::BGK || !tuned_pair_applicable(s)) return false;
+  if (!tuned_pair_used(s, p.kind)) return false;
   const GridLayout& g = s.grid();
   PairGeom pg;
   pg.n = uint32_t(g.cells());
