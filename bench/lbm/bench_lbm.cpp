@@ -207,20 +207,19 @@ int main(int argc, char** argv) {
         const double cells = double(n) * double(n) * double(g.nz);
         const double mlups = cells * double(steps) / sec / 1e6;
         const double bytes = double(2 * lbm::lattice_q(lk) * lbm::precision_bytes(pr) + 1);
+        const std::string form = path == lbm::KernelPath::Tuned && kernel == "tuned" ? lbm::tuned_kernel_form(s, p.kind) : "-";
         bench::Record r = bench::environment_record(space, ceil);
         r.set("benchmark", "lbm_stream_collide").set("lattice", ls).set("precision", ps).set("collision", collision)
             .set("kernel", kernel).set("box", box).set("memory", std::string(to_string(s.memkind())))
             .set("init", init_used)
             // which tuned kernel ran, and the knobs that select and shape it (docs/performance.md), as
             // the run saw them
-            .set("kernel_form", path == lbm::KernelPath::Tuned && kernel == "tuned"
-                                    ? std::string(lbm::tuned_kernel_form(s, p.kind))
-                                    : std::string("-"));
+            .set("kernel_form", form);
         for (const char* knob : {"TESSERA_LBM_PAIR", "TESSERA_LBM_INDEX", "TESSERA_LBM_FORCE_TERMS", "TESSERA_LBM_PREFETCH",
                                  "TESSERA_LBM_PAIR_ALIGN", "TESSERA_LBM_LAUNCH"})
           r.set(knob, env_or_empty(knob));
         r
-            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr) : 0))
+            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form == "pair") : 0))
             .set("n", static_cast<long long>(n)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)
             .set("bytes_per_cell", bytes).set("gb_per_s", mlups * 1e6 * bytes / 1e9)

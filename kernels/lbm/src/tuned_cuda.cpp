@@ -24,11 +24,14 @@
 
 namespace tessera::lbm {
 
-// Default L2 prefetch distance per storage precision, KiB of population data ahead (0: off). Measured on an
-// H200 (docs/performance.md, LBM item 13): fp32 +7-8 % in the periodic box and +9-10 % with walls at
-// 1-3 MiB (flat in between); fp16 1-9 % slower in the periodic box (its kernel is bound by issue, not
-// latency), so it stays off there (TESSERA_LBM_PREFETCH=2048 turns it on: +13 % for D3Q19 with walls).
+// Default L2 prefetch distance per storage precision and kernel, KiB of population data ahead (0: off).
+// Measured on an H200 (docs/performance.md, LBM items 13-14): the one-cell fp32 kernel +7-8 % in the
+// periodic box and +9-10 % with walls at 1-3 MiB (flat in between); the pair kernel (fp32) best at 1 MiB
+// (+0.3-0.9 % over 2 MiB, 3-4 MiB lose); fp16 1-9 % slower in the periodic box (its one-cell kernel is
+// bound by issue, not latency), so it stays off there (TESSERA_LBM_PREFETCH=2048 turns it on: +13 % for
+// D3Q19 with walls).
 constexpr long kPrefetchKiBFp32 = 2048;
+constexpr long kPrefetchKiBPairFp32 = 1024;
 constexpr long kPrefetchKiBFp16 = 0;
 
 #if TESSERA_CUDA_COMPILER
@@ -315,7 +318,7 @@ void by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& 
 }  // namespace
 #endif
 
-long tuned_prefetch_kib(Precision precision) {
+long tuned_prefetch_kib(Precision precision, bool pair) {
   const char* e = std::getenv("TESSERA_LBM_PREFETCH");
   if (e && *e) {
     char* end = nullptr;
@@ -324,7 +327,8 @@ long tuned_prefetch_kib(Precision precision) {
                     std::string("TESSERA_LBM_PREFETCH='") + e + "': expected KiB of population data ahead, >= 0 (0: off)");
     return kib;
   }
-  return precision == Precision::FP32 ? kPrefetchKiBFp32 : kPrefetchKiBFp16;
+  if (precision != Precision::FP32) return kPrefetchKiBFp16;
+  return pair ? kPrefetchKiBPairFp32 : kPrefetchKiBFp32;
 }
 
 const char* tuned_kernel_form(const LatticeState& s, CollisionKind kind) {

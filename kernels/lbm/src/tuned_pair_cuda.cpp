@@ -22,9 +22,11 @@
 // The device code is in tuned_pair_kernel.hpp (also compiled on the host against an emulated warp by
 // test_lbm_tuned).
 //
-// OPT-IN (TESSERA_LBM_PAIR=on), BGK only: this form of the kernel has not yet run on a GPU (the measured
-// first version differed; docs/performance.md). TRT and regularized collisions, and runs without the
-// variable, take the one-cell kernel.
+// The default for fp32 storage (BGK; TESSERA_LBM_PAIR, below): with the force-free collision and the L2
+// prefetch ahead it measured faster than the one-cell kernel in every fp32 case on an H200, by up to 4 % in
+// the periodic box and 4-6 % with walls (docs/performance.md, LBM item 14); for fp16 it is slower at 256^3
+// and level at 512^3, so fp16 keeps the one-cell kernel. TRT and regularized collisions take the one-cell
+// kernel.
 // Index arithmetic is 32-bit (unsigned, one base pointer): the pair kernel is used when Q * cells < 2^32
 // (e.g. D3Q27 up to 540^3 per rank), nx is even and the lattice is 3-D; otherwise tuned_cuda.cpp runs
 // the one-cell kernel. tests/lbm/test_tuned.cpp checks it against the portable reference on random
@@ -104,7 +106,7 @@ template <class L, class S, CollisionKind K, int BX, int MB, int M>
 void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGeom& pg, bool force) {
   const GridLayout& g = s.grid();
   const dim3 grid(unsigned((uint64_t(pg.pairs) + BX - 1) / BX), unsigned(g.nz));
-  const Prefetch pf = make_prefetch<L, S>(g, st);
+  const Prefetch pf = make_prefetch<L, S>(g, st, true);
   if (force)
     stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
   else

@@ -51,12 +51,13 @@ __device__ __forceinline__ void l2_prefetch_block(const S* f, bool odd, int64_t 
 #endif
 }
 
-// The prefetch of one launch over grid g in storage S (distance: tuned_prefetch_kib, read per launch;
-// 0 turns it off), with the offset table copied to this translation unit's c_pf on stream st.
+// The prefetch of one launch over grid g in storage S by the pair kernel (pair) or the one-cell kernel
+// (distance: tuned_prefetch_kib, read per launch; 0 turns it off), with the offset table copied to this
+// translation unit's c_pf on stream st.
 template <class L, class S>
-Prefetch make_prefetch(const GridLayout& g, cudaStream_t st) {
+Prefetch make_prefetch(const GridLayout& g, cudaStream_t st, bool pair = false) {
   Prefetch p;
-  const long kib = tuned_prefetch_kib(std::is_same_v<S, float> ? Precision::FP32 : Precision::FP16);
+  const long kib = tuned_prefetch_kib(std::is_same_v<S, float> ? Precision::FP32 : Precision::FP16, pair);
   if (kib == 0) return p;
   const int64_t n = g.cells(), px = g.px(), pxy = g.px() * g.py();
   int64_t t[2][27] = {};

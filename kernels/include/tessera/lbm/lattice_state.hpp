@@ -121,9 +121,10 @@ std::array<double, 6> wall_force(const exec::Exec& ex, const LatticeState& s, co
                                  const int64_t lo[3], int wall_id);
 // Whether the tuned path exists in this build for this lattice and precision.
 bool tuned_available(LatticeKind lattice, Precision precision);
-// The tuned kernel's L2 prefetch distance for this storage precision, KiB of population data ahead of each
-// block (TESSERA_LBM_PREFETCH if set, else the default; 0: off). Benchmarks record it.
-long tuned_prefetch_kib(Precision precision);
+// The tuned kernel's L2 prefetch distance for this storage precision and kernel (pair: the two-cells-per-
+// thread kernel, else the one-cell kernel), KiB of population data ahead of each block
+// (TESSERA_LBM_PREFETCH if set, else the default; 0: off). Benchmarks record it.
+long tuned_prefetch_kib(Precision precision, bool pair = false);
 // Which tuned kernel a whole-box step of s with collision `kind` runs: "pair" (two cells per thread: by
 // default for fp32 storage where it applies, TESSERA_LBM_PAIR=on|off|auto), "one-cell-32" (32-bit
 // indices: fp16 storage where Q x cells < 2^32) or "one-cell"; "none" in a build without CUDA.
