@@ -1,6 +1,6 @@
 // The tuned CUDA kernels against the portable reference on the GPU, on random populations, for every
 // 3-D lattice, storage precision and collision model: the two-cells-per-thread kernel (tuned_pair_cuda.cpp;
-// the default for fp32 only, so these [gpu] cases select it with TESSERA_LBM_PAIR=on; BGK with even nx) and the one-cell
+// the default for D3Q19 fp32 only, so these [gpu] cases select it with TESSERA_LBM_PAIR=on; BGK with even nx) and the one-cell
 // kernel (odd nx, TRT, regularized).
 //
 // The geometries are made for the pair kernel's paths: mostly fluid with a few scattered walls (moving

@@ -29,8 +29,8 @@ bool tuned_force_terms(const LatticeState& s, const CollisionParams& p);
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // The same kernel's arithmetic over a sub-box of cells (overlap of the halo exchange); parity unchanged.
 void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box);
-// The two-cells-per-thread kernel (tuned_pair_cuda.cpp) for a whole-box BGK step (by default for fp32
-// storage; TESSERA_LBM_PAIR=on|off|auto): false (nothing launched) where it is not selected or does not
+// The two-cells-per-thread kernel (tuned_pair_cuda.cpp) for a whole-box BGK step (by default for D3Q19
+// with fp32 storage; TESSERA_LBM_PAIR=on|off|auto): false (nothing launched) where it is not selected or does not
 // apply (odd nx, 2-D, fp64, Q * cells >= 2^32), and tuned_step then runs the one-cell kernel.
 bool tuned_pair_applicable(const LatticeState& s);
 // Whether tuned_pair_step runs the pair kernel for s with this collision (selected and applicable).

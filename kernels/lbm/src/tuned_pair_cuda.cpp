@@ -22,11 +22,10 @@
 // The device code is in tuned_pair_kernel.hpp (also compiled on the host against an emulated warp by
 // test_lbm_tuned).
 //
-// The default for fp32 storage (BGK; TESSERA_LBM_PAIR, below): with the force-free collision and the L2
-// prefetch ahead it measured faster than the one-cell kernel in every fp32 case on an H200, by up to 4 % in
-// the periodic box and 4-6 % with walls (docs/performance.md, LBM item 14); for fp16 it is slower at 256^3
-// and level at 512^3, so fp16 keeps the one-cell kernel. TRT and regularized collisions take the one-cell
-// kernel.
+// The default for D3Q19 with fp32 storage (BGK; TESSERA_LBM_PAIR, below): with the force-free collision and
+// the L2 prefetch ahead it measured faster than the one-cell kernel in every such case on an H200, by 3-5 %
+// at 512^3 (docs/performance.md, LBM item 14); D3Q27 and fp16 keep the one-cell kernel, which is faster in
+// some of their cases. TRT and regularized collisions take the one-cell kernel.
 // Index arithmetic is 32-bit (unsigned, one base pointer): the pair kernel is used when Q * cells < 2^32
 // (e.g. D3Q27 up to 540^3 per rank), nx is even and the lattice is 3-D; otherwise tuned_cuda.cpp runs
 // the one-cell kernel. tests/lbm/test_tuned.cpp checks it against the portable reference on random
@@ -53,18 +52,20 @@
 namespace tessera::lbm::detail {
 
 namespace {
-// TESSERA_LBM_PAIR (read at every step): unset or "auto" runs the pair kernel for fp32 storage, where it
-// measured faster than the one-cell kernel in every case (docs/performance.md, LBM item 14), and the
-// one-cell kernel for fp16, where it is slower; "on" selects the pair kernel for both, "off" for neither.
+// TESSERA_LBM_PAIR (read at every step): unset or "auto" runs the pair kernel for D3Q19 with fp32 storage,
+// where it measured faster than the one-cell kernel in every case (periodic and walled box, 256^3 and
+// 512^3; docs/performance.md, LBM item 14), and the one-cell kernel otherwise: D3Q27 fp32 (the pair kernel
+// faster in the periodic box and the walled 256^3 box, 6 % slower in the walled 512^3 box) and fp16 (slower
+// at 256^3, level at 512^3). "on" selects the pair kernel wherever it applies, "off" nowhere.
 // Tuning builds only (-DTESSERA_LBM_LAUNCH_VARIANTS=ON): BXxMB selects the pair kernel with that block size
 // and minimum blocks per SM, mN with the cache mode N of the pair accesses (tuned_pair_kernel.hpp).
 std::string pair_variant() {
   const char* e = std::getenv("TESSERA_LBM_PAIR");
   return std::string(e ? e : "");
 }
-bool pair_selected(Precision pr) {
+bool pair_selected(LatticeKind lk, Precision pr) {
   const std::string v = pair_variant();
-  if (v.empty() || v == "auto") return pr == Precision::FP32;
+  if (v.empty() || v == "auto") return lk == LatticeKind::D3Q19 && pr == Precision::FP32;
   if (v == "off") return false;
 #ifndef TESSERA_LBM_LAUNCH_VARIANTS
   TESSERA_REQUIRE(v == "on", "TESSERA_LBM_PAIR='" + v + "': expected on, off or auto (unset: auto)");
@@ -170,7 +171,7 @@ bool tuned_pair_applicable(const LatticeState& s) {
 }
 
 bool tuned_pair_used(const LatticeState& s, CollisionKind kind) {
-  return kind == CollisionKind::BGK && tuned_pair_applicable(s) && pair_selected(s.precision());
+  return kind == CollisionKind::BGK && tuned_pair_applicable(s) && pair_selected(s.lattice(), s.precision());
 }
 
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {

@@ -126,7 +126,7 @@ bool tuned_available(LatticeKind lattice, Precision precision);
 // (TESSERA_LBM_PREFETCH if set, else the default; 0: off). Benchmarks record it.
 long tuned_prefetch_kib(Precision precision, bool pair = false);
 // Which tuned kernel a whole-box step of s with collision `kind` runs: "pair" (two cells per thread: by
-// default for fp32 storage where it applies, TESSERA_LBM_PAIR=on|off|auto), "one-cell-32" (32-bit
+// default for D3Q19 with fp32 storage where it applies, TESSERA_LBM_PAIR=on|off|auto), "one-cell-32" (32-bit
 // indices: fp16 storage where Q x cells < 2^32) or "one-cell"; "none" in a build without CUDA.
 // Benchmarks record it.
 const char* tuned_kernel_form(const LatticeState& s, CollisionKind kind);
