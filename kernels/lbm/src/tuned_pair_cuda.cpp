@@ -91,9 +91,11 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f,
 }
 
 // Launch configuration: block size BX x minimum resident blocks per SM MB (__launch_bounds__). Measured
-// on an H200 at 256^3 (BGK, periodic; MLUPs/s; docs/performance.md): D3Q19 fp16 128 x 5 (96 registers)
-// 28,187, 128 x 4 25,266; D3Q19 fp32 128 x 5 (96 registers, 4 bytes spilled) 21,112, 128 x 4 (118
-// registers) 19,744; D3Q27 stays at 128 x 4 (5 blocks spill 400-700 bytes).
+// on an H200 at 256^3 (BGK, periodic; MLUPs/s; docs/performance.md): first version, D3Q19 fp16 128 x 5 (96
+// registers) 28,187, 128 x 4 25,266; D3Q19 fp32 128 x 5 21,112, 128 x 4 (118 registers) 19,744. Force-free
+// with the prefetch (LBM item 14, 256^3 / 512^3): D3Q19 fp32 128 x 5 (96 registers, no spills) 22,627 /
+// 23,415, 128 x 4 21,429 / 22,342, 128 x 6 (80 registers, spills) 21,538 / 22,074; D3Q27 stays at 128 x 4
+// (128 x 6 spills heavily: 10,081 / 10,251 against 15,537 / 15,948).
 struct PairLaunch {
   int bx, mb;
 };
