@@ -47,6 +47,12 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
 
   Simulation sim(rt.comm(), opt.device, spec);
   const MPI_Comm comm = sim.partition().comm;
+  {  // which stream-collide kernel runs (numerics.kernel), and for the tuned one which form on this rank
+    const bool tuned = spec.path == KernelPath::Tuned;
+    const std::string form = tuned ? tuned_kernel_form(sim.state(), spec.collision.kind) : "portable";
+    manifest["kernel"] = {{"path", tuned ? "tuned" : "reference"}, {"form", form}};
+    log::info("lbm: kernel: {} ({})", tuned ? "tuned" : "reference", form);
+  }
   const std::string resume = io::resolve_restart(opt.restart, opt.output_dir, "lbm");
   if (!resume.empty()) {
     io::LoadOptions lo;
