@@ -188,6 +188,14 @@ __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, con
 
 bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells()) < (uint64_t(1) << 32); }
 
+// Whether the one-cell kernel takes its 32-bit index form: fp16 storage where Q x cells < 2^32; fp32 keeps
+// the 64-bit one, which measured 2 % faster (docs/performance.md). TESSERA_LBM_INDEX=64 forces the 64-bit
+// form (tests, measurement).
+bool use_index32(const GridLayout& g, int q, Precision pr) {
+  const char* ix = std::getenv("TESSERA_LBM_INDEX");
+  return pr == Precision::FP16 && fits32(g, q) && !(ix && std::string(ix) == "64");
+}
+
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
 // the whole-box kernel, which stays untouched (its launch was tuned). Wide boxes (the interior, slabs
 // normal to y or z) map x to threads and y, z to the grid as above; thin ones (slabs normal to x, one
@@ -219,7 +227,6 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_tuned_box(S* __restrict
   update_cell<L, S, K, typename Storage<S>::Real, KF>(f, flags, a, c_walls, c);
 }
 
-
 template <class L, class S, CollisionKind K>
 void launch_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box) {
   using A = typename Storage<S>::Real;
@@ -247,10 +254,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   const StepArgs<A> a = detail::make_step_args<A>(s, p);
   const auto st = static_cast<cudaStream_t>(ex.stream);
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
-  // fp16 storage takes the 32-bit form where it applies; fp32 keeps the 64-bit one, which measured 2 %
-  // faster (docs/performance.md). TESSERA_LBM_INDEX=64 forces the 64-bit form (tests, measurement).
-  const char* ix = std::getenv("TESSERA_LBM_INDEX");
-  const bool use32 = std::is_same_v<S, half_t> && fits32(g, L::Q) && !(ix && std::string(ix) == "64");
+  const bool use32 = use_index32(g, L::Q, Storage<S>::precision);
   const bool force = detail::tuned_force_terms(s, p);
   const Prefetch pf = make_prefetch<L, S>(g, st);
   auto go = [&](auto bx, auto mb) {
@@ -335,9 +339,7 @@ const char* tuned_kernel_form(const LatticeState& s, CollisionKind kind) {
 #if TESSERA_CUDA_COMPILER
   if (!tuned_available(s.lattice(), s.precision())) return "none";
   if (detail::tuned_pair_used(s, kind)) return "pair";
-  const char* ix = std::getenv("TESSERA_LBM_INDEX");
-  const bool use32 = s.precision() == Precision::FP16 && fits32(s.grid(), s.q()) && !(ix && std::string(ix) == "64");
-  return use32 ? "one-cell-32" : "one-cell";
+  return use_index32(s.grid(), s.q(), s.precision()) ? "one-cell-32" : "one-cell";
 #else
   (void)s;
   (void)kind;
@@ -404,7 +406,7 @@ void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, con
     constexpr int MB = min_blocks<L>();
     S* f = static_cast<S*>(s.pops());
     const Prefetch pf = make_prefetch<L, S>(g, st);
-    const bool i32 = std::is_same_v<S, half_t> && fits32(g, L::Q);  // the tuned kernel's choice
+    const bool i32 = use_index32(g, L::Q, Storage<S>::precision);  // the tuned kernel's choice
     auto launch = [&](auto idx, auto blk, auto col) {
       // With the collision one block fewer per SM than the tuned kernel: the blocked index arithmetic of
       // the odd step needs the registers (no spills then).
