@@ -15,9 +15,11 @@
 // (a time loop launches back to back too); launches_per_sample records it.
 // Usage: bench_weather [--device cpu|gpu] [--quick] [--reps N] [--launches N] [--only sw|hdiff|vadv]
 //                      [--tuned-only]   (GPU: skip the portable forms of the COSMO stencils)
+//                      [--sizes N,N,...] (the COSMO stencils on N x N x 80 instead of 256, 512, 1024)
 // Prints one JSON object per configuration on stdout (bench/run collects them).
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -151,6 +153,7 @@ void bench_vadv(exec::Space sp, const bench::Ceiling& c, int64_t n, int64_t nz, 
 int main(int argc, char** argv) {
   exec::Space sp = exec::Space::Host;
   bool quick = false, tuned_only = false;
+  std::string sizes;
   int reps = 10, launches = 0;
   std::string only;
   for (int a = 1; a < argc; ++a) {
@@ -161,9 +164,10 @@ int main(int argc, char** argv) {
     else if (s == "--launches" && a + 1 < argc) launches = std::stoi(argv[++a]);
     else if (s == "--only" && a + 1 < argc) only = argv[++a];
     else if (s == "--tuned-only") tuned_only = true;
+    else if (s == "--sizes" && a + 1 < argc) sizes = argv[++a];
     else if (s == "-h" || s == "--help") {
       std::printf("bench_weather [--device cpu|gpu] [--quick] [--reps N] [--launches N] [--only sw|hdiff|vadv] "
-                  "[--tuned-only]\n");
+                  "[--tuned-only] [--sizes N,N,...]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench_weather: unknown option '%s' (see --help)\n", s.c_str());
@@ -179,7 +183,21 @@ int main(int argc, char** argv) {
       throw std::runtime_error("--only '" + only + "': expected sw, hdiff or vadv");
     auto want = [&](const char* k) { return only.empty() || only == k; };
     const std::vector<int64_t> sw = quick ? std::vector<int64_t>{256} : gpu ? std::vector<int64_t>{4096, 8192} : std::vector<int64_t>{1024, 2048};
-    const std::vector<int64_t> st = quick ? std::vector<int64_t>{64} : gpu ? std::vector<int64_t>{256, 512, 1024} : std::vector<int64_t>{256};
+    std::vector<int64_t> st = quick ? std::vector<int64_t>{64} : gpu ? std::vector<int64_t>{256, 512, 1024} : std::vector<int64_t>{256};
+    if (!sizes.empty()) {  // --sizes: the stencils' n (n x n columns), comma-separated
+      st.clear();
+      std::size_t p0 = 0;
+      while (p0 <= sizes.size()) {
+        const std::size_t p1 = std::min(sizes.find(',', p0), sizes.size());
+        const std::string tok = sizes.substr(p0, p1 - p0);
+        char* end = nullptr;
+        const long long n = std::strtoll(tok.c_str(), &end, 10);
+        if (tok.empty() || *end != '\0' || n < 8)
+          throw std::runtime_error("--sizes '" + sizes + "': expected comma-separated sizes of at least 8, got '" + tok + "'");
+        st.push_back(n);
+        p0 = p1 + 1;
+      }
+    }
     const int64_t nz = quick ? 8 : 80;
     if (want("sw"))
       for (int64_t n : sw) bench_sw(sp, c, n, reps);
