@@ -339,18 +339,9 @@ __device__ __forceinline__ double twist_load(const double* p) {
   else return __ldcs(p);
 }
 
-// One 8-byte address's line into L2 (no register is written).
-__device__ __forceinline__ void l2_prefetch(const double* p) { asm volatile("prefetch.global.L2 [%0];\n" ::"l"(p)); }
-
-// kPersist = p > 0 (`twistp*`): halfway through its forward sweep each thread asks L2 for the first p levels
-// of phi and w of its column in the block `resident` blocks on (resident = the blocks the card holds at once),
-// which is the block that will take this block's place when it exits: its first loads then come from L2,
-// instead of every block of a wave starting its loads from DRAM at once when the wave before it has left
-// (two waves at 256^2 x 80). kPersist = 0: no prefetch (resident is unused).
-template <int kTC, int kAhead, int kMem, int kPersist = 0>
-__global__ void __launch_bounds__(2 * kTC, kPersist ? 4 : 0) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
-                                                           const double* __restrict__ w, double* __restrict__ out,
-                                                           int64_t resident) {
+template <int kTC, int kAhead, int kMem>
+__global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
+                                                           const double* __restrict__ w, double* __restrict__ out) {
   constexpr int kT = 2 * kTC;  // threads per block
   extern __shared__ double s_cp[];  // [kTwistLevels][kT]: c'_k (lower threads), a''_k (upper)
   pdl_enter();  // programmatic dependent launch (pdl_launch.hpp; TESSERA_VADV_PDL=0 turns it off)
@@ -384,38 +375,11 @@ __global__ void __launch_bounds__(2 * kTC, kPersist ? 4 : 0) vadv_column_twist(G
   VadvStep::Carry cs;
   double phi = twist_load<kMem>(in + n0 + (upper ? plane * (nz - 1) : 0));
   double* cps = s_cp + tid;
-  // kPersist > 0: the first kPersist levels of phi, w (and phi(k)) of the column `resident` blocks on into L2,
-  // from the middle of the forward sweep (level kPrefetchAt; at the start when the thread has fewer levels).
-  // Columns are numbered v = j sx + i + g, and G.idx(i, j) = v + g sx: the column d positions on is at n0 + d
-  // while it is in the grid (the clamped positions past the last row prefetch nothing).
-  const auto prefetch_next = [&] {
-    if constexpr (kPersist != 0) {
-      const int64_t d = resident * kTC;
-      if (v + d < sx * G.ny) {
-        const int64_t nn = n0 + d;
-        l2_prefetch(in + nn + (upper ? plane * (nz - 1) : 0));
-        const double* pp = in + nn + plane * (upper ? nz - 2 : 1);
-        const double* pw = w + nn + plane * (upper ? nz - 2 : 0);
-#pragma unroll
-        for (int m = 0; m < kPersist; ++m) {
-          if (m < nl && m + 1 < nz) {
-            l2_prefetch(pp);
-            l2_prefetch(pw);
-          }
-          pp += step;
-          pw += step;
-        }
-      }
-    }
-  };
-  constexpr int kPrefetchAt = kTwistLevels / 2;
-  if (kPersist != 0 && nl <= kPrefetchAt) prefetch_next();
   double dp[kTwistLevels];
   // An exit per level, as in the register form (vadv_column_reg).
 #pragma unroll
   for (int t = 0; t < kTwistLevels; ++t) {
     if (t >= nl) break;
-    if (kPersist != 0 && t == kPrefetchAt) prefetch_next();
     const double wp = rw[t % kAhead], phip = rphi[t % kAhead];
     const bool more = t + kAhead < nl && t + kAhead + 1 < nz;
     rphi[t % kAhead] = more ? twist_load<kMem>(lphi) : 0.0;
@@ -497,41 +461,25 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
-      want != "twistq6cs" && want != "twistq8g" && want != "twistp4" && want != "twistp8" && want != "twistp16")
+      want != "twistq6cs" && want != "twistq8g")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistp4, twistp8, twistp16, twistq6, twistq6cs, twistq8g, twistq4, twistq8, twistb4, "
-                  "twisto4, ring, reg, smem, ringf or regf");
+                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
   // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path, up to
   // kRegLevels levels (0.779 / 0.856 / 0.899 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.775-0.777 /
   // 0.835-0.837 / 0.893-0.894 with 6 ahead in the same run, 5c7e6ba; 0.626 / 0.631 / 0.672 for the one-thread
   // forms at 6f7dffd).
-  const int tc = want == "twistb4" ? 32 : want == "twisto4" ? 128 : want.rfind("twistq", 0) == 0 || want.rfind("twistp", 0) == 0 || want == "auto" ? 64 : 0;
+  const int tc = want == "twistb4" ? 32 : want == "twisto4" ? 128 : want.rfind("twistq", 0) == 0 || want == "auto" ? 64 : 0;
   if (tc && gr.nz <= kRegLevels) {
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
     const VadvStep S = VadvStep::make(vp);
     const bool pdl = pdl_wanted("TESSERA_VADV_PDL");
-    // resident: the blocks the card holds at once (the prefetching forms' distance, in blocks).
     auto go = [&](auto kernel, size_t bytes, size_t& raised) {
       allow_smem(kernel, bytes, raised);
       carveout_override(kernel);
-      int64_t resident = 0;
-      {
-        static const int sms = [] {
-          int dev = 0, v = 0;
-          TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
-          TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
-          return v;
-        }();
-        int per_sm = 0;
-        TESSERA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 2 * tc, bytes));
-        resident = int64_t(std::max(per_sm, 1)) * sms;
-        // TESSERA_VADV_RESIDENT (tests): another distance, so that small grids prefetch within themselves.
-        if (const char* c = std::getenv("TESSERA_VADV_RESIDENT"); c && *c) resident = std::max(1, std::atoi(c));
-      }
-      launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out, resident);
+      launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out);
     };
-    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, rp4 = 0, rp8 = 0, rp16 = 0;
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
     if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
     else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
@@ -539,9 +487,6 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
     else if (want == "twistq6cs") go(vadv_column_twist<64, 6, 0>, twist_smem<64>(), rcs);
     else if (want == "twistq6") go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), r6g);
-    else if (want == "twistp4") go(vadv_column_twist<64, 8, 1, 4>, twist_smem<64>(), rp4);
-    else if (want == "twistp8") go(vadv_column_twist<64, 8, 1, 8>, twist_smem<64>(), rp8);
-    else if (want == "twistp16") go(vadv_column_twist<64, 8, 1, 16>, twist_smem<64>(), rp16);
     else go(vadv_column_twist<64, 8, 1>, twist_smem<64>(), r64b);  // auto, twistq8g
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
