@@ -123,18 +123,12 @@ __device__ inline uint32_t pair_base(const PairGeom& g, uint32_t k) {
   return (g.pxy * (k + 1u) + g.px) & ~(g.align - 1u);
 }
 
-// No work between a pair update's phases (PairHook).
-struct NoPairHook {
-  __device__ void operator()(int) const {}
-};
-
 // The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table. KF: the step has a
-// force (uniform or per-cell); false drops the force terms (collide_cell's force-free form). hook(0) runs
-// once the loads are issued, hook(1) after the collision (before the stores); it must not touch f.
-template <class L, class S, CollisionKind K, int M, bool KF = true, class Hook = NoPairHook>
+// force (uniform or per-cell); false drops the force terms (collide_cell's force-free form).
+template <class L, class S, CollisionKind K, int M, bool KF = true>
 __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
-                                   unsigned lane, const Hook& hook = Hook{}) {
+                                   unsigned lane) {
   using P = PairOps<S>;
   using V = typename P::V;
   constexpr int Q = L::Q;
@@ -150,11 +144,7 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
   const uint8_t fl_lo = uint8_t(fl2 & 0xffu), fl_hi = uint8_t(fl2 >> 8);
   const bool up_lo = row && x0 != 0u && is_fluid(fl_lo);
   const bool up_hi = row && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
-  if (!__any_sync(0xffffffffu, up_lo || up_hi)) {  // warp-uniform
-    hook(0);
-    hook(1);
-    return;
-  }
+  if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;  // warp-uniform
 
   // Odd step: a cell with a wall neighbour (no kNoWallNeighbour bit) reads its neighbours' flags into wm
   // (bit q: the cell at x + c_q is a wall); the shuffled streaming skips those links and the cell bounces
@@ -209,7 +199,6 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
     }
   }
 
-  hook(0);
   if constexpr (KF) {
     float Flo[3] = {a.Fx, a.Fy, a.Fz}, Fhi[3] = {a.Fx, a.Fy, a.Fz};
     if (a.force) {
@@ -225,7 +214,6 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
     collide<L, K, float, false>(lo, a.relax, 0.f, 0.f, 0.f);
     collide<L, K, float, false>(hi, a.relax, 0.f, 0.f, 0.f);
   }
-  hook(1);
 
   // A pair store at element e (even) of the values (vlo, vhi), each written only where its flag is set.
   auto put = [&](uint32_t e, float vlo, float vhi, bool wlo, bool whi) {
