@@ -172,18 +172,6 @@ TEST_CASE("pair kernel equals the one-cell kernel bit for bit", "[lbm][gpu]") {
             const tessera::test::ScopedEnv pf("TESSERA_LBM_PREFETCH", kib);
             REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
           }
-          // The persistent form (blocks that take several tiles: a grid capped at 2 blocks or not, the
-          // prefetch 1 or 2 turns ahead, off, or past the last cell).
-          for (const char* dist : {"1", "2"})
-            for (const char* blocks : {"", "2"})
-              for (const char* kib : {"", "0", "1000000"}) {
-                INFO("TESSERA_LBM_PAIR_PERSIST " << dist << " TESSERA_LBM_PAIR_BLOCKS '" << blocks
-                                                 << "' TESSERA_LBM_PREFETCH '" << kib << "'");
-                const tessera::test::ScopedEnv ps("TESSERA_LBM_PAIR_PERSIST", dist);
-                const tessera::test::ScopedEnv pb("TESSERA_LBM_PAIR_BLOCKS", blocks);
-                const tessera::test::ScopedEnv pf("TESSERA_LBM_PREFETCH", kib);
-                REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
-              }
           if (!forced) {  // the force terms kept at zero force: the same values (a zero's sign aside)
             const tessera::test::ScopedEnv terms("TESSERA_LBM_FORCE_TERMS", "1");
             REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));

@@ -35,7 +35,6 @@
 #include "tessera/core/error.hpp"
 #include "tessera/lbm/lattice_state.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -91,42 +90,6 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f,
                               threadIdx.x & 31u);
 }
 
-// The persistent form (TESSERA_LBM_PAIR_PERSIST=D, D >= 1): as many blocks as the card holds at once, each
-// taking the tiles blockIdx.x, blockIdx.x + gridDim.x, ... (a tile = the 2 BX cells of one block above, tile
-// i = plane i / bpp, block i mod bpp of that plane), and asking L2 at the start of each tile for the tile
-// it will take D turns later. The prefetching block is then the block that reads the data, on the same
-// multiprocessor: behind the same L2 partition. In the form above the block that asks and the block that
-// reads are different blocks, on any multiprocessor; on a two-partition L2 (H100/H200) a line asked for by
-// one partition's multiprocessor and read by the other's crosses the link between the partitions once more.
-template <class L, class S, CollisionKind K, int BX, int MB, int M, bool KF>
-__global__ void __launch_bounds__(BX, MB) stream_collide_pair_persist(S* __restrict__ f, const uint8_t* __restrict__ flags,
-                                                                      StepArgs<float> a, PairGeom g, Prefetch pf,
-                                                                      uint32_t bpp, uint32_t tiles, uint32_t dist) {
-  for (uint32_t i = blockIdx.x; i < tiles; i += gridDim.x) {
-    const uint32_t j = i + dist * gridDim.x;  // this block's tile D turns on
-    if (j < tiles) {
-      const uint32_t kj = j / bpp;
-      l2_prefetch_span<S, L::Q>(f, a.odd, int64_t(pair_base(g, kj)) + int64_t(2 * BX) * (j - kj * bpp), 2 * BX, pf);
-    }
-    const uint32_t k = i / bpp;
-    pair_update<L, S, K, M, KF>(f, flags, a, g, c_pair_walls, (i - k * bpp) * uint32_t(BX) + threadIdx.x, k,
-                                threadIdx.x & 31u);
-  }
-}
-
-// TESSERA_LBM_PAIR_PERSIST=D (measurement): the persistent form with its prefetch D turns ahead (0 or unset:
-// the one-tile-per-block form); TESSERA_LBM_PAIR_BLOCKS=G caps its grid (tests: blocks that take several
-// tiles on small grids).
-int env_count(const char* knob) {
-  const char* e = std::getenv(knob);
-  if (!e || !*e) return 0;
-  char* end = nullptr;
-  const long v = std::strtol(e, &end, 10);
-  TESSERA_REQUIRE(end && *end == '\0' && v >= 0 && v < (1l << 20),
-                  std::string(knob) + "='" + e + "': expected a count >= 0 (0 or unset: off)");
-  return int(v);
-}
-
 // Launch configuration: block size BX x minimum resident blocks per SM MB (__launch_bounds__). Measured
 // on an H200 at 256^3 (BGK, periodic; MLUPs/s; docs/performance.md): first version, D3Q19 fp16 128 x 5 (96
 // registers) 28,187, 128 x 4 25,266; D3Q19 fp32 128 x 5 21,112, 128 x 4 (118 registers) 19,744. Force-free
@@ -147,23 +110,6 @@ void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGe
   const GridLayout& g = s.grid();
   const dim3 grid(unsigned((uint64_t(pg.pairs) + BX - 1) / BX), unsigned(g.nz));
   const Prefetch pf = make_prefetch<L, S>(g, st, true);
-  if (const int dist = env_count("TESSERA_LBM_PAIR_PERSIST"); dist > 0) {
-    const auto kernel = force ? stream_collide_pair_persist<L, S, K, BX, MB, M, true>
-                              : stream_collide_pair_persist<L, S, K, BX, MB, M, false>;
-    static const int sms = [] {
-      int dev = 0, v = 0;
-      TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
-      TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev));
-      return v;
-    }();
-    int per_sm = 0;
-    TESSERA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BX, 0));
-    const uint32_t tiles = grid.x * grid.y;
-    uint32_t blocks = std::min<uint32_t>(tiles, uint32_t(std::max(per_sm, 1) * sms));
-    if (const int cap = env_count("TESSERA_LBM_PAIR_BLOCKS"); cap > 0) blocks = std::min<uint32_t>(blocks, uint32_t(cap));
-    kernel<<<blocks, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf, grid.x, tiles, uint32_t(dist));
-    return;
-  }
   if (force)
     stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
   else

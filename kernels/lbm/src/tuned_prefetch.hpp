@@ -33,14 +33,15 @@ struct Prefetch {
   int slots = 27;     // slot arrays 0..slots-1 are prefetched (TESSERA_LBM_PREFETCH_SLOTS; default all Q)
 };
 
-// Threads 0..Q-1 ask for the span of `span` consecutive cells from `cell` that a block starting there reads
-// in each slot array (nothing where that falls outside the array, nothing when p is off).
+// The block whose first cell is cell0 and which reads `span` consecutive cells of each slot array asks
+// for the same span `ahead` cells further on (nothing where that falls outside the array).
 template <class S, int Q>
-__device__ __forceinline__ void l2_prefetch_span(const S* f, bool odd, int64_t cell, int64_t span, const Prefetch& p) {
+__device__ __forceinline__ void l2_prefetch_block(const S* f, bool odd, int64_t cell0, int64_t span,
+                                                  const Prefetch& p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   const int q = int(threadIdx.x);
   if (p.ahead == 0 || q >= Q || q >= p.slots) return;
-  const int64_t e0 = cell + c_pf[odd ? 1 : 0][q], e1 = e0 + span;
+  const int64_t e0 = cell0 + p.ahead + c_pf[odd ? 1 : 0][q], e1 = e0 + span;
   if (e0 < 0 || e1 > p.total) return;
   const uint64_t a0 = reinterpret_cast<uint64_t>(f + e0) & ~uint64_t(15);
   const uint64_t a1 = (reinterpret_cast<uint64_t>(f + e1) + 15) & ~uint64_t(15);
@@ -48,18 +49,10 @@ __device__ __forceinline__ void l2_prefetch_span(const S* f, bool odd, int64_t c
 #else
   (void)f;
   (void)odd;
-  (void)cell;
+  (void)cell0;
   (void)span;
   (void)p;
 #endif
-}
-
-// The block whose first cell is cell0 and which reads `span` consecutive cells of each slot array asks
-// for the same span `ahead` cells further on.
-template <class S, int Q>
-__device__ __forceinline__ void l2_prefetch_block(const S* f, bool odd, int64_t cell0, int64_t span,
-                                                  const Prefetch& p) {
-  l2_prefetch_span<S, Q>(f, odd, cell0 + p.ahead, span, p);
 }
 
 // The prefetch of one launch over grid g in storage S by the pair kernel (pair) or the one-cell kernel
