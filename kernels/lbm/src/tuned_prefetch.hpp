@@ -13,12 +13,9 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 #include <type_traits>
 
 #include "tessera/core/cuda_check.hpp"
-#include "tessera/core/error.hpp"
 #include "tessera/lbm/lattice_state.hpp"
 
 namespace tessera::lbm::detail {
@@ -30,7 +27,6 @@ __constant__ int64_t c_pf[2][27];
 struct Prefetch {
   int64_t ahead = 0;  // cells ahead (the KiB distance over Q slot bytes per cell); 0: off
   int64_t total = 0;  // elements of the population array (Q cells)
-  int slots = 27;     // slot arrays 0..slots-1 are prefetched (TESSERA_LBM_PREFETCH_SLOTS; default all Q)
 };
 
 // The block whose first cell is cell0 and which reads `span` consecutive cells of each slot array asks
@@ -40,7 +36,7 @@ __device__ __forceinline__ void l2_prefetch_block(const S* f, bool odd, int64_t 
                                                   const Prefetch& p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   const int q = int(threadIdx.x);
-  if (p.ahead == 0 || q >= Q || q >= p.slots) return;
+  if (p.ahead == 0 || q >= Q) return;
   const int64_t e0 = cell0 + p.ahead + c_pf[odd ? 1 : 0][q], e1 = e0 + span;
   if (e0 < 0 || e1 > p.total) return;
   const uint64_t a0 = reinterpret_cast<uint64_t>(f + e0) & ~uint64_t(15);
@@ -73,15 +69,6 @@ Prefetch make_prefetch(const GridLayout& g, cudaStream_t st, bool pair = false) 
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_pf, t, sizeof t, 0, cudaMemcpyHostToDevice, st));
   p.ahead = std::max<int64_t>(1, int64_t(kib) * 1024 / int64_t(L::Q * sizeof(S)));
   p.total = int64_t(L::Q) * n;
-  // TESSERA_LBM_PREFETCH_SLOTS=P (measurement): prefetch only the slot arrays 0..P-1 (1 <= P <= Q).
-  if (const char* e = std::getenv("TESSERA_LBM_PREFETCH_SLOTS"); e && *e) {
-    char* end = nullptr;
-    const long v = std::strtol(e, &end, 10);
-    TESSERA_REQUIRE(end && *end == '\0' && v >= 1 && v <= L::Q,
-                    std::string("TESSERA_LBM_PREFETCH_SLOTS='") + e + "': expected a slot count from 1 to " +
-                        std::to_string(L::Q));
-    p.slots = int(v);
-  }
   return p;
 }
 
