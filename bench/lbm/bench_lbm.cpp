@@ -216,7 +216,7 @@ int main(int argc, char** argv) {
             // the run saw them
             .set("kernel_form", form);
         for (const char* knob : {"TESSERA_LBM_PAIR", "TESSERA_LBM_INDEX", "TESSERA_LBM_FORCE_TERMS", "TESSERA_LBM_PREFETCH",
-                                 "TESSERA_LBM_PAIR_ALIGN", "TESSERA_LBM_LAUNCH", "TESSERA_LBM_WALL_PATH"})
+                                 "TESSERA_LBM_PAIR_ALIGN", "TESSERA_LBM_LAUNCH"})
           r.set(knob, env_or_empty(knob));
         r
             .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form == "pair") : 0))

@@ -217,52 +217,6 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
           }
 }
 
-// The one-cell kernels' odd steps in warps with a wall-neighbour cell take the masked wall path (the
-// neighbours' wall bits gathered once, one path per warp); TESSERA_LBM_WALL_PATH=generic keeps aa_load /
-// aa_store. The same bits, for every lattice, storage, collision and index form, with the kNoWallNeighbour
-// bit (mixed warps) and without it (every cell through the wall path), with and without force; and the
-// masked path against the reference.
-TEST_CASE("one-cell kernel: the masked wall path gives the generic path's bits", "[lbm][gpu]") {
-  TESSERA_GPU_TEST();
-  const tessera::test::ScopedEnv off("TESSERA_LBM_PAIR", "off");
-  for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
-    for (Precision pr : {Precision::FP32, Precision::FP16})
-      for (CollisionKind ck : kCollisions)
-        for (const Case& cs : kCases)
-          for (bool flag_bit : {true, false})
-            for (const char* index : {"", "64"}) {
-              INFO(to_string(k) << " " << to_string(pr) << " " << to_string(ck) << " nx " << cs.nx << " flag bit "
-                                << flag_bit << " TESSERA_LBM_INDEX '" << index << "'");
-              const tessera::test::ScopedEnv ix("TESSERA_LBM_INDEX", index);
-              const bool forced = cs.nx != 62;
-              const auto masked = run(k, pr, ck, KernelPath::Tuned, cs, 4, flag_bit, nullptr, 0, forced);
-              std::vector<double> generic;
-              {
-                const tessera::test::ScopedEnv wp("TESSERA_LBM_WALL_PATH", "generic");
-                generic = run(k, pr, ck, KernelPath::Tuned, cs, 4, flag_bit, nullptr, 0, forced);
-              }
-              REQUIRE(masked == generic);
-              if (flag_bit && index[0] == '\0') {
-                const auto ref = run(k, pr, ck, KernelPath::Reference, cs, 4, true, nullptr, 0, forced);
-                REQUIRE(max_diff(ref, masked) < tol(pr));
-              }
-            }
-}
-
-TEST_CASE("TESSERA_LBM_WALL_PATH: an unknown value is refused with the names that exist", "[lbm][gpu]") {
-  TESSERA_GPU_TEST();
-  const tessera::test::ScopedEnv off("TESSERA_LBM_PAIR", "off");
-  const tessera::test::ScopedEnv wp("TESSERA_LBM_WALL_PATH", "fast");
-  try {
-    (void)run(LatticeKind::D3Q19, Precision::FP32, CollisionKind::BGK, KernelPath::Tuned, kCases[0], 1);
-    FAIL("no error for TESSERA_LBM_WALL_PATH=fast");
-  } catch (const std::exception& e) {
-    const std::string m = e.what();
-    CHECK(m.find("TESSERA_LBM_WALL_PATH='fast'") != std::string::npos);
-    CHECK(m.find("masked or generic") != std::string::npos);
-  }
-}
-
 // stream_pattern_only (bench_lbm --kernel pattern) moves the data as the tuned kernel's streaming does:
 // an even step then an odd one carry slot q of cell x to x + 2 c_q, in every slot array.
 TEST_CASE("access-pattern step: two steps stream every slot by two links", "[lbm][gpu]") {

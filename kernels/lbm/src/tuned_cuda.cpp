@@ -61,78 +61,18 @@ using detail::l2_prefetch_block;
 using detail::make_prefetch;
 using detail::Prefetch;
 
-// The odd step of a warp in which some cell has a wall neighbour (masked wall path, the default;
-// TESSERA_LBM_WALL_PATH=generic keeps the path below for measurement). Without it such a warp runs the
-// free path for its kNoWallNeighbour cells and then aa_load / aa_store for the others, which read the
-// neighbours' flags twice (once per load, once per store) with the generic index arithmetic. Here every
-// lane of the warp takes one path: the neighbours' wall bits gathered once (m, bit q: x + c_q is a wall;
-// 0 for a kNoWallNeighbour cell), then per link the streaming access or, for a link from / into a wall,
-// the bounce-back of aa_load / aa_store with Ladd's term. Element index arithmetic in I (int64_t, or
-// uint32_t in the 32-bit kernel, where c +- offset wraps exactly); off(q) = offset(c_q).
-template <class L, class I, class Off>
-__device__ inline uint32_t wall_bits(const uint8_t* __restrict__ flags, I c, Off off) {
-  uint32_t m = 0;
-  TESSERA_LBM_UNROLL
-  for (int q = 1; q < L::Q; ++q)
-    if (flag_kind(flags[c + off(q)]) == kWall) m |= 1u << q;
-  return m;
-}
-template <class L, class S, class A, class I, class Off>
-__device__ inline void masked_load(const S* __restrict__ f, const uint8_t* __restrict__ flags, I n, I c, uint32_t m,
-                                   Off off, A (&fq)[L::Q]) {
-  fq[0] = A(Storage<S>::load(f[c]));
-  TESSERA_LBM_UNROLL
-  for (int q = 1; q < L::Q; ++q) {
-    const I up = c - off(q);  // x - c_q = x + c_opp(q)
-    if ((m >> opposite(q)) & 1u)
-      fq[q] = A(Storage<S>::load(f[I(q) * n + c])) + wall_term<L, A>(q, c_walls, flags[up]);
-    else
-      fq[q] = A(Storage<S>::load(f[I(opposite(q)) * n + up]));
-  }
-}
-template <class L, class S, class A, class I, class Off>
-__device__ inline void masked_store(S* __restrict__ f, const uint8_t* __restrict__ flags, I n, I c, uint32_t m,
-                                    Off off, const A (&fq)[L::Q]) {
-  f[c] = Storage<S>::store(fq[0]);
-  TESSERA_LBM_UNROLL
-  for (int q = 1; q < L::Q; ++q) {
-    const I dn = c + off(q);
-    if ((m >> q) & 1u)
-      f[I(opposite(q)) * n + c] = Storage<S>::store(fq[q] - wall_term<L, A>(q, c_walls, flags[dn]));
-    else
-      f[I(q) * n + dn] = Storage<S>::store(fq[q]);
-  }
-}
-// Whether this odd step's warp takes the masked wall path: some active lane is a cell with a wall
-// neighbour (the lanes that left early, past the row or not fluid, do not vote).
-__device__ inline bool warp_has_wall_cell(bool free) { return !__all_sync(__activemask(), free); }
-
-// KF: the step has a force (uniform or per-cell); false drops the force terms (collide_cell). masked: the
-// masked wall path above for odd steps of warps with a wall-neighbour cell.
+// KF: the step has a force (uniform or per-cell); false drops the force terms (collide_cell).
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
-                         Prefetch pf, bool masked) {
-  using A = typename Storage<S>::Real;
+                         Prefetch pf) {
   const int64_t i = int64_t(blockIdx.x) * BX + threadIdx.x;
   if (i >= a.grid.nx) return;
   const int64_t c = a.grid.cell(i, blockIdx.y, blockIdx.z);
   l2_prefetch_block<S, L::Q>(f, a.odd, c - threadIdx.x, BX, pf);
-  const uint8_t fl = __ldg(flags + c);
-  if (!is_fluid(fl)) return;
-  const bool free = (fl & kNoWallNeighbour) != 0;
-  if (masked && a.odd && warp_has_wall_cell(free)) {
-    const GridLayout& g = a.grid;
-    const auto off = [&](int q) { return g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2)); };
-    const uint32_t m = free ? 0u : wall_bits<L, int64_t>(flags, c, off);
-    A fq[L::Q];
-    masked_load<L, S, A, int64_t>(f, flags, g.cells(), c, m, off, fq);
-    collide_cell<L, K, A, KF>(a, c, fq);
-    masked_store<L, S, A, int64_t>(f, flags, g.cells(), c, m, off, fq);
-    return;
-  }
+  if (!is_fluid(__ldg(flags + c))) return;
   // Same per-cell physics as the portable reference (StreamCollideAA), wall table from constant memory.
-  update_cell<L, S, K, A, KF>(f, flags, a, c_walls, c);
+  update_cell<L, S, K, typename Storage<S>::Real, KF>(f, flags, a, c_walls, c);
 }
 
 // The same kernel with 32-bit index arithmetic, for lattices with Q * cells < 2^32 (D3Q19 up to ~600^3
@@ -168,7 +108,7 @@ __device__ inline uint32_t offset32(int q, const Geom32& g) {
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
-                           Geom32 g, Prefetch pf, bool masked) {
+                           Geom32 g, Prefetch pf) {
   using A = typename Storage<S>::Real;
   constexpr int Q = L::Q;
   const uint32_t i = blockIdx.x * uint32_t(BX) + threadIdx.x;
@@ -179,14 +119,6 @@ __global__ void __launch_bounds__(BX, MB)
   if (!is_fluid(fl)) return;
   const bool odd = a.odd, free = odd && (fl & kNoWallNeighbour);
   A fq[Q];
-  if (masked && odd && warp_has_wall_cell(free)) {
-    const auto off = [&](int q) { return offset32<L>(q, g); };
-    const uint32_t m = free ? 0u : wall_bits<L, uint32_t>(flags, c, off);
-    masked_load<L, S, A, uint32_t>(f, flags, g.n, c, m, off, fq);
-    collide_cell<L, K, A, KF>(a, int64_t(c), fq);
-    masked_store<L, S, A, uint32_t>(f, flags, g.n, c, m, off, fq);
-    return;
-  }
   if (!odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(f[uint32_t(q) * g.n + c]));
@@ -264,18 +196,6 @@ bool use_index32(const GridLayout& g, int q, Precision pr) {
   return pr == Precision::FP16 && fits32(g, q) && !(ix && std::string(ix) == "64");
 }
 
-// Whether the whole-box one-cell kernels take the masked wall path in odd steps (the default):
-// TESSERA_LBM_WALL_PATH=generic turns it off (measurement; tests compare the two bit for bit), any value
-// other than masked or generic is refused.
-bool masked_wall_path() {
-  const char* e = std::getenv("TESSERA_LBM_WALL_PATH");
-  if (!e || !*e) return true;
-  const std::string v = e;
-  TESSERA_REQUIRE(v == "masked" || v == "generic",
-                  "TESSERA_LBM_WALL_PATH='" + v + "': expected masked or generic (unset: masked)");
-  return v == "masked";
-}
-
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
 // the whole-box kernel, which stays untouched (its launch was tuned). Wide boxes (the interior, slabs
 // normal to y or z) map x to threads and y, z to the grid as above; thin ones (slabs normal to x, one
@@ -337,7 +257,6 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   const bool use32 = use_index32(g, L::Q, Storage<S>::precision);
   const bool force = detail::tuned_force_terms(s, p);
   const Prefetch pf = make_prefetch<L, S>(g, st);
-  const bool masked = masked_wall_path();
   auto go = [&](auto bx, auto mb) {
     constexpr int BX = decltype(bx)::value, MB = decltype(mb)::value;
     const dim3 grid(unsigned((g.nx + BX - 1) / BX), unsigned(g.ny), unsigned(g.nz));
@@ -345,10 +264,9 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
       constexpr bool KF = decltype(kf)::value;
       if (use32) {
         const Geom32 g32 = make_geom32(g);
-        stream_collide_tuned32<L, S, K, BX, MB, KF>
-            <<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf, masked);
+        stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
       } else {
-        stream_collide_tuned<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pf, masked);
+        stream_collide_tuned<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pf);
       }
     };
     if (force) run(std::true_type{});
