@@ -22,7 +22,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -43,13 +42,6 @@ const char* const kUsage =
     "            [--kernel tuned|reference|pattern|pattern-blocked|tuned-blocked|tuned-slots]\n"
     "            [--steps 20] [--reps 5] [--memory device|managed] [--init tgv|rest]\n"
     "            [--out bench/results/lbm.jsonl]\n";
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> r;
-  std::stringstream ss(s);
-  std::string x;
-  while (std::getline(ss, x, ',')) r.push_back(x);
-  return r;
-}
 // A Taylor-Green vortex over the padded box (ghosts included: the periodic image), U0 = 0.05, rho = 1.
 void init_taylor_green(const exec::Exec& ex, lbm::LatticeState& s, MemKind mem) {
   const lbm::GridLayout& g = s.grid();
@@ -143,9 +135,9 @@ int main(int argc, char** argv) {
   const exec::Exec ex(space);
   const bench::Ceiling ceil = bench::measure_copy_ceiling(space);
   std::vector<bench::Record> records;
-  for (const std::string& ls : split(lattices))
-    for (const std::string& ps : split(precisions))
-      for (const std::string& ns : split(sizes)) {
+  for (const std::string& ls : bench::split_list(lattices))
+    for (const std::string& ps : bench::split_list(precisions))
+      for (const std::string& ns : bench::split_list(sizes)) {
         const lbm::LatticeKind lk = lbm::parse_lattice(ls.c_str());
         const lbm::Precision pr = lbm::parse_precision(ps.c_str());
         const int64_t n = std::atoll(ns.c_str());

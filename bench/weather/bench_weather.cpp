@@ -19,7 +19,6 @@
 // Prints one JSON object per configuration on stdout (bench/run collects them).
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -186,16 +185,12 @@ int main(int argc, char** argv) {
     std::vector<int64_t> st = quick ? std::vector<int64_t>{64} : gpu ? std::vector<int64_t>{256, 512, 1024} : std::vector<int64_t>{256};
     if (!sizes.empty()) {  // --sizes: the stencils' n (n x n columns), comma-separated
       st.clear();
-      std::size_t p0 = 0;
-      while (p0 <= sizes.size()) {
-        const std::size_t p1 = std::min(sizes.find(',', p0), sizes.size());
-        const std::string tok = sizes.substr(p0, p1 - p0);
+      for (const std::string& tok : bench::split_list(sizes)) {
         char* end = nullptr;
         const long long n = std::strtoll(tok.c_str(), &end, 10);
         if (tok.empty() || *end != '\0' || n < 8)
           throw std::runtime_error("--sizes '" + sizes + "': expected comma-separated sizes of at least 8, got '" + tok + "'");
         st.push_back(n);
-        p0 = p1 + 1;
       }
     }
     const int64_t nz = quick ? 8 : 80;

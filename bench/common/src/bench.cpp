@@ -19,6 +19,14 @@
 
 namespace tessera::bench {
 
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> r;
+  std::stringstream ss(s);
+  std::string x;
+  while (std::getline(ss, x, ',')) r.push_back(x);
+  return r;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());

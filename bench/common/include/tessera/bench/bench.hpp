@@ -42,6 +42,10 @@ class Record {
   std::vector<std::pair<std::string, std::string>> fields_;  // value already JSON-encoded
 };
 
+// The items of a comma-separated option value ("256,512" -> {"256", "512"}), as the drivers' --sizes,
+// --lattices and --precisions take them.
+std::vector<std::string> split_list(const std::string& s);
+
 // Card, driver, host, commit, build, date and the ceiling, for the first fields of a record.
 Record environment_record(exec::Space space, const Ceiling& c);
 
