@@ -179,6 +179,42 @@ TEST_CASE("pair kernel equals the one-cell kernel bit for bit", "[lbm][gpu]") {
         }
 }
 
+// The quad kernel (four cells per thread, TESSERA_LBM_QUAD=on; tuned_quad_kernel.hpp) must give the one-cell
+// kernel's bits too: rows whose pitch px is 0 mod 4 (70, 62) and 2 mod 4 (68, 60: its quads straddle rows
+// and most odd-step neighbours are 1-3 cells off the quads), a closed box and a periodic one, with and
+// without a force, the prefetch at several distances, and the shortcut flag bit on and off.
+struct QuadOn : tessera::test::ScopedEnv {
+  QuadOn() : ScopedEnv("TESSERA_LBM_QUAD", "on") {}
+};
+const Case kQuadCases[] = {{70, 9, 7, true}, {62, 6, 5, false}, {68, 6, 5, true}, {60, 4, 5, false}};
+
+TEST_CASE("quad kernel equals the one-cell kernel bit for bit, and the reference to rounding", "[lbm][gpu]") {
+  TESSERA_GPU_TEST();
+  for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
+    for (Precision pr : {Precision::FP32, Precision::FP16})
+      for (const Case& cs : kQuadCases)
+        for (bool forced : {true, false}) {
+          INFO(to_string(k) << " " << to_string(pr) << " nx " << cs.nx << " ny " << cs.ny << " forced " << forced);
+          // The one-cell kernel's sub-box launches (whatever TESSERA_LBM_QUAD says).
+          const auto boxes = run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 3, forced);
+          const QuadOn on;
+          {
+            const LatticeState probe(k, pr, grid_for(k, cs.nx, cs.ny, cs.nz), exec::Space::Device);
+            REQUIRE(std::string(tuned_kernel_form(probe, CollisionKind::BGK)) == "quad");
+          }
+          const auto whole = run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced);
+          REQUIRE(whole == boxes);
+          const auto ref = run(k, pr, CollisionKind::BGK, KernelPath::Reference, cs, 3, true, nullptr, 0, forced);
+          REQUIRE(max_diff(ref, whole) < tol(pr));
+          REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, false, nullptr, 0, forced));
+          for (const char* kib : {"0", "1", "3", "1000000"}) {
+            INFO("TESSERA_LBM_PREFETCH " << kib);
+            const tessera::test::ScopedEnv pf("TESSERA_LBM_PREFETCH", kib);
+            REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
+          }
+        }
+}
+
 // Steps without any force take kernels compiled without the force terms (collide<..., kForce = false>),
 // and lattices with Q * cells < 2^32 the 32-bit index form of the one-cell kernel. Against the
 // reference; and equal to the 64-bit form (TESSERA_LBM_INDEX=64), to the same step with the force terms
@@ -384,10 +420,17 @@ inline uint32_t __ballot_sync(unsigned, bool p) {
   emu::tw->bar->arrive_and_wait();
   return m;
 }
+struct float4 {
+  float x, y, z, w;
+};
+struct uint2 {
+  uint32_t x, y;
+};
 inline bool __any_sync(unsigned, bool p) { return __ballot_sync(0, p) != 0; }
 inline bool __all_sync(unsigned, bool p) { return __ballot_sync(0, p) == 0xffffffffu; }
 #include "../../kernels/lbm/src/lattice_impl.hpp"
 #include "../../kernels/lbm/src/tuned_pair_kernel.hpp"
+#include "../../kernels/lbm/src/tuned_quad_kernel.hpp"
 
 namespace {
 // One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice.
@@ -420,7 +463,39 @@ void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t alig
   ++s.step;
 }
 
+// One step of the quad kernel, warp by warp, on a host lattice (px mod 4 = PXM).
+template <class L, class S, CollisionKind K, bool KF, int PXM>
+void emulated_quad_step(LatticeState& s, const CollisionParams& p) {
+  const GridLayout& g = s.grid();
+  lbm::detail::QuadGeom qg;
+  qg.n = uint32_t(g.cells());
+  qg.px = uint32_t(g.px());
+  qg.pxy = uint32_t(g.px() * g.py());
+  qg.quads = uint32_t((uint64_t(qg.px) * uint64_t(g.ny) + 5u) / 4u);
+  REQUIRE(qg.n % 4 == 0);
+  REQUIRE(qg.pxy % 4 == 0);
+  REQUIRE(int(qg.px % 4) == PXM);
+  const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
+  constexpr uint32_t BX = 128;
+  for (uint32_t k = 0; k < uint32_t(g.nz); ++k)
+    for (uint32_t t0 = 0; t0 < (qg.quads + BX - 1) / BX * BX; t0 += 32) {
+      std::barrier<> bar(32);
+      emu::Warp w{&bar, {}};
+      std::vector<std::thread> lanes;
+      for (unsigned l = 0; l < 32; ++l)
+        lanes.emplace_back([&, l] {
+          emu::tw = &w;
+          emu::tlane = l;
+          lbm::detail::quad_update<L, S, K, PXM, KF>(static_cast<S*>(s.pops()), s.flags(), a, qg, p.walls, t0 + l, k, l);
+        });
+      for (std::thread& t : lanes) t.join();
+    }
+  s.parity ^= 1;
+  ++s.step;
+}
+
 // KF = false: a step without force (no field, no uniform force) through the force-free collision.
+// align = 0: the quad kernel (four cells per thread) instead of the pair kernel.
 template <class L, class S, CollisionKind K, bool KF = true>
 void check_emulated(const Case& cs, uint32_t align) {
   INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align
@@ -445,12 +520,29 @@ void check_emulated(const Case& cs, uint32_t align) {
   for (int step = 0; step < 3; ++step) {
     INFO("step " << step);
     stream_collide(ex, ref, p, KernelPath::Reference);
-    emulated_pair_step<L, S, K, KF>(pair, p, align);
+    if (align != 0)
+      emulated_pair_step<L, S, K, KF>(pair, p, align);
+    else if (g.px() % 4 == 0)
+      emulated_quad_step<L, S, K, KF, 0>(pair, p);
+    else
+      emulated_quad_step<L, S, K, KF, 2>(pair, p);
     const std::vector<double> a = read_slots(ref), b = read_slots(pair);
     REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
   }
 }
 }  // namespace
+
+// The quad kernel runs BGK only, as the launcher picks it; the Smagorinsky model is off (test_params).
+TEST_CASE("quad kernel: the warp logic, emulated on the host, gives the reference's bits", "[lbm]") {
+  // px = 72, 64 (0 mod 4) and 70, 62 (2 mod 4: quads straddle rows); closed and periodic ghosts.
+  for (const Case& cs : {Case{70, 3, 3, true}, Case{62, 3, 3, false}, Case{68, 4, 3, true}, Case{60, 2, 3, false}}) {
+    check_emulated<D3Q19, float, CollisionKind::BGK>(cs, 0);
+    check_emulated<D3Q19, half_t, CollisionKind::BGK>(cs, 0);
+    check_emulated<D3Q27, float, CollisionKind::BGK>(cs, 0);
+    check_emulated<D3Q27, half_t, CollisionKind::BGK, false>(cs, 0);
+    check_emulated<D3Q19, float, CollisionKind::BGK, false>(cs, 0);
+  }
+}
 
 TEST_CASE("pair kernel: the warp logic, emulated on the host, gives the reference's bits", "[lbm]") {
   // Small boxes (each emulated warp is 32 threads): rows of 36 and 32 pairs, closed and periodic ghosts.

@@ -35,6 +35,11 @@ void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams
 bool tuned_pair_applicable(const LatticeState& s);
 // Whether tuned_pair_step runs the pair kernel for s with this collision (selected and applicable).
 bool tuned_pair_used(const LatticeState& s, CollisionKind kind);
+// The four-cells-per-thread kernel (tuned_quad_kernel.hpp, launched by tuned_pair_step instead of the pair
+// kernel; TESSERA_LBM_QUAD=on|off, unset: off): where the pair kernel applies and the slot stride and the
+// plane size are multiples of 4.
+bool tuned_quad_applicable(const LatticeState& s);
+bool tuned_quad_used(const LatticeState& s, CollisionKind kind);
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // The one-cell kernel's loads and stores without the collision (stream_pattern_only).
 void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide);

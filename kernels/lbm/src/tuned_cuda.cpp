@@ -338,6 +338,7 @@ long tuned_prefetch_kib(Precision precision, bool pair) {
 const char* tuned_kernel_form(const LatticeState& s, CollisionKind kind) {
 #if TESSERA_CUDA_COMPILER
   if (!tuned_available(s.lattice(), s.precision())) return "none";
+  if (detail::tuned_quad_used(s, kind)) return "quad";
   if (detail::tuned_pair_used(s, kind)) return "pair";
   return use_index32(s.grid(), s.q(), s.precision()) ? "one-cell-32" : "one-cell";
 #else

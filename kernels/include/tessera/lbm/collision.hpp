@@ -83,8 +83,10 @@ TESSERA_HD inline A trt_omega_minus(A omega_plus, A magic) {
 
 // Collide in place. Returns the cell's moments (rho, u) as used by the collision. kForce = false drops
 // every force term (Guo's velocity shift and source): for steps without a force, ~150 fewer instructions
-// per D3Q19 cell in the tuned kernels.
-template <class L, CollisionKind K, class A, bool kForce = true>
+// per D3Q19 cell in the tuned kernels. kLes = false leaves the Smagorinsky model out at compile time (for
+// callers that run only with r.smag_c2 = 0, where the result is the same bits): the equilibria are then
+// used only by the relaxation and need not be held all at once (the quad kernel's register budget).
+template <class L, CollisionKind K, class A, bool kForce = true, bool kLes = true>
 TESSERA_HD inline CellMoments<A> collide(A (&f)[L::Q], const Relaxation<A>& r, A Fx, A Fy, A Fz) {
   constexpr int Q = L::Q;
   if constexpr (L::D == 2) Fz = A(0);  // a 2-D lattice has no z momentum
@@ -97,7 +99,7 @@ TESSERA_HD inline CellMoments<A> collide(A (&f)[L::Q], const Relaxation<A>& r, A
 
   // Non-equilibrium momentum flux (needed by the regularized operator and by LES).
   A pxx = 0, pyy = 0, pzz = 0, pxy = 0, pxz = 0, pyz = 0;
-  const bool need_pi = (K == CollisionKind::Regularized) || r.smag_c2 > A(0);
+  const bool need_pi = (K == CollisionKind::Regularized) || (kLes && r.smag_c2 > A(0));
   if (need_pi) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) {
@@ -112,7 +114,7 @@ TESSERA_HD inline CellMoments<A> collide(A (&f)[L::Q], const Relaxation<A>& r, A
     }
   }
   A omega = r.omega;
-  if (r.smag_c2 > A(0)) {
+  if (kLes && r.smag_c2 > A(0)) {
     A sxx = pxx, syy = pyy, szz = pzz, sxy = pxy, sxz = pxz, syz = pyz;
     if constexpr (kForce) {
       sxx = pxx + m.ux * Fx, syy = pyy + m.uy * Fy, szz = pzz + m.uz * Fz;
@@ -127,7 +129,7 @@ TESSERA_HD inline CellMoments<A> collide(A (&f)[L::Q], const Relaxation<A>& r, A
   }
 
   if constexpr (K == CollisionKind::TRT) {
-    const A om = (r.smag_c2 > A(0)) ? trt_omega_minus(omega, r.magic) : r.omega_minus;
+    const A om = (kLes && r.smag_c2 > A(0)) ? trt_omega_minus(omega, r.magic) : r.omega_minus;
     const A sp = A(1) - A(0.5) * omega, sm = A(1) - A(0.5) * om;
     A out[Q];
     out[0] = f[0] - omega * (f[0] - feq[0]);
