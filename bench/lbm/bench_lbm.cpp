@@ -9,7 +9,8 @@
 // MLUPs/s = n^3 x steps / s; bytes per cell per step = 2 Q (bytes per population) + 1 flag byte.
 // The populations start as a Taylor-Green vortex (--init tgv, the default; --init rest: the all-zero
 // shifted rest state, which is also taken where the initial fields do not fit the GPU's free memory; the
-// record's "init" says which). "kernel_form" records which tuned kernel ran (pair, one-cell-32, one-cell).
+// record's "init" says which). "kernel_form" records which tuned kernel ran (pair, one-cell-32, one-cell; quad+X: the quad kernel for the
+// even steps and X for the odd ones).
 // --kernel pattern: the tuned kernel's loads and stores without the collision (lbm::stream_pattern_only):
 // the memory ceiling of the AA access pattern with Q slot arrays, against which the tuned kernel's
 // fraction of copy can be read. --kernel pattern-blocked: the same on a blocked layout (32 cells x Q slots
@@ -211,7 +212,7 @@ int main(int argc, char** argv) {
                                  "TESSERA_LBM_PAIR_ALIGN", "TESSERA_LBM_LAUNCH", "TESSERA_LBM_QUAD"})
           r.set(knob, env_or_empty(knob));
         r
-            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form == "pair" || form == "quad") : 0))
+            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form == "pair" || form == "quad+pair") : 0))
             .set("n", static_cast<long long>(n)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)
             .set("bytes_per_cell", bytes).set("gb_per_s", mlups * 1e6 * bytes / 1e9)

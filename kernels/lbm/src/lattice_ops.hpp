@@ -21,8 +21,9 @@ const LatticeOps& ops_d3q27();
 const LatticeOps& ops(LatticeKind k);
 
 // Whether a step has a force (a uniform one or a per-cell field), and whether the tuned kernels keep the
-// force terms: when it has one, or with TESSERA_LBM_FORCE_TERMS=1 (measurement, tests); otherwise they
-// run the force-free collision (collide_cell<..., false>).
+// force terms: when it has one, when the Smagorinsky model is on (the force-free form leaves it out), or
+// with TESSERA_LBM_FORCE_TERMS=1 (measurement, tests); otherwise they run the force-free collision
+// (collide_cell<..., false>).
 bool has_force(const LatticeState& s, const CollisionParams& p);
 bool tuned_force_terms(const LatticeState& s, const CollisionParams& p);
 // Tuned CUDA path (tuned_cuda.cpp); throws in builds without CUDA.
@@ -35,9 +36,9 @@ void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams
 bool tuned_pair_applicable(const LatticeState& s);
 // Whether tuned_pair_step runs the pair kernel for s with this collision (selected and applicable).
 bool tuned_pair_used(const LatticeState& s, CollisionKind kind);
-// The four-cells-per-thread kernel (tuned_quad_kernel.hpp, launched by tuned_pair_step instead of the pair
-// kernel; TESSERA_LBM_QUAD=on|off, unset: off): where the pair kernel applies and the slot stride and the
-// plane size are multiples of 4.
+// The four-cells-per-thread kernel for even steps (tuned_quad_kernel.hpp, launched by tuned_pair_step in
+// place of the pair or one-cell kernel; TESSERA_LBM_QUAD=on|off, unset: off): where the pair kernel applies
+// and the slot stride is a multiple of 4.
 bool tuned_quad_applicable(const LatticeState& s);
 bool tuned_quad_used(const LatticeState& s, CollisionKind kind);
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);

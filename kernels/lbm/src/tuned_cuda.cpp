@@ -338,9 +338,10 @@ long tuned_prefetch_kib(Precision precision, bool pair) {
 const char* tuned_kernel_form(const LatticeState& s, CollisionKind kind) {
 #if TESSERA_CUDA_COMPILER
   if (!tuned_available(s.lattice(), s.precision())) return "none";
-  if (detail::tuned_quad_used(s, kind)) return "quad";
-  if (detail::tuned_pair_used(s, kind)) return "pair";
-  return use_index32(s.grid(), s.q(), s.precision()) ? "one-cell-32" : "one-cell";
+  const bool quad = detail::tuned_quad_used(s, kind);  // even steps; the odd ones take the form named after it
+  if (detail::tuned_pair_used(s, kind)) return quad ? "quad+pair" : "pair";
+  if (use_index32(s.grid(), s.q(), s.precision())) return quad ? "quad+one-cell-32" : "one-cell-32";
+  return quad ? "quad+one-cell" : "one-cell";
 #else
   (void)s;
   (void)kind;
@@ -364,7 +365,8 @@ bool has_force(const LatticeState& s, const CollisionParams& p) {
 }
 bool tuned_force_terms(const LatticeState& s, const CollisionParams& p) {
   const char* ft = std::getenv("TESSERA_LBM_FORCE_TERMS");
-  return has_force(s, p) || (ft && std::string(ft) == "1");
+  // The force-free form also leaves the Smagorinsky model out (collide's kLes), so LES steps keep the terms.
+  return has_force(s, p) || p.smagorinsky != 0.0 || (ft && std::string(ft) == "1");
 }
 
 namespace {

@@ -66,8 +66,8 @@ std::string pair_variant() {
   return std::string(e ? e : "");
 }
 // TESSERA_LBM_QUAD (read at every step): "on" runs the quad kernel (four cells per thread,
-// tuned_quad_kernel.hpp) wherever it applies, in place of the pair or one-cell kernel; unset or "off":
-// nowhere. Tuning builds: BXxMB selects its launch bounds.
+// tuned_quad_kernel.hpp) for the even steps wherever it applies, in place of the pair or one-cell kernel
+// (odd steps keep theirs); unset or "off": nowhere. Tuning builds: BXxMB selects its launch bounds.
 std::string quad_variant() {
   const char* e = std::getenv("TESSERA_LBM_QUAD");
   return std::string(e ? e : "");
@@ -107,13 +107,12 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f,
                               threadIdx.x & 31u);
 }
 
-// The quad kernel: the block's 4 BX cells of plane blockIdx.y start at quad_base + 4 BX blockIdx.x.
-template <class L, class S, CollisionKind K, int BX, int MB, int PXM, bool KF>
+// The quad kernel (even steps): the block's 4 BX cells of plane blockIdx.y start at quad_base + 4 BX blockIdx.x.
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                               StepArgs<float> a, QuadGeom g, Prefetch pf) {
-  l2_prefetch_block<S, L::Q>(f, a.odd, int64_t(quad_base(g, blockIdx.y)) + int64_t(4 * BX) * blockIdx.x, 4 * BX, pf);
-  quad_update<L, S, K, PXM, KF>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
-                                threadIdx.x & 31u);
+  l2_prefetch_block<S, L::Q>(f, false, int64_t(quad_base(g, blockIdx.y)) + int64_t(4 * BX) * blockIdx.x, 4 * BX, pf);
+  quad_update_even<L, S, K, KF>(f, flags, a, g, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y);
 }
 
 // Launch configuration: block size BX x minimum resident blocks per SM MB (__launch_bounds__). Measured
@@ -130,11 +129,11 @@ constexpr PairLaunch pair_launch() {
   return L::Q <= 19 ? PairLaunch{128, 5} : PairLaunch{128, 4};
 }
 
-// The quad kernel's launch bounds (first version: not yet measured).
+// The quad kernel's launch bounds: the least that ptxas fits without spilling in the force-free form
+// (D3Q19 fp16 128 registers, fp32 168; D3Q27 168). Measured: docs/performance.md, LBM item 16.
 template <class L, class S>
 constexpr PairLaunch quad_launch() {
-  if constexpr (std::is_same_v<S, float>) return L::Q <= 19 ? PairLaunch{128, 4} : PairLaunch{128, 3};
-  return L::Q <= 19 ? PairLaunch{128, 5} : PairLaunch{128, 4};
+  return L::Q <= 19 && !std::is_same_v<S, float> ? PairLaunch{128, 4} : PairLaunch{128, 3};
 }
 
 template <class L, class S, CollisionKind K, int BX, int MB>
@@ -144,31 +143,23 @@ void go_quad(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool fo
   qg.n = uint32_t(g.cells());
   qg.px = uint32_t(g.px());
   qg.pxy = uint32_t(g.px() * g.py());
-  qg.quads = uint32_t((uint64_t(qg.px) * uint64_t(g.ny) + 2u + 3u) / 4u);  // rows 1 .. ny from base (<= 2 cells before)
+  qg.quads = uint32_t((uint64_t(qg.px) * uint64_t(g.ny) + 3u + 3u) / 4u);  // rows 1 .. ny from base (<= 3 cells before)
   const dim3 grid(unsigned((uint64_t(qg.quads) + BX - 1) / BX), unsigned(g.nz));
   const Prefetch pf = make_prefetch<L, S>(g, st, true);
   S* f = static_cast<S*>(s.pops());
-  const bool pxm2 = (qg.px & 3u) != 0u;
-  if (force) {
-    if (pxm2) stream_collide_quad<L, S, K, BX, MB, 2, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
-    else stream_collide_quad<L, S, K, BX, MB, 0, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
-  } else {
-    if (pxm2) stream_collide_quad<L, S, K, BX, MB, 2, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
-    else stream_collide_quad<L, S, K, BX, MB, 0, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
-  }
+  if (force) stream_collide_quad<L, S, K, BX, MB, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
+  else stream_collide_quad<L, S, K, BX, MB, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
 }
 
 template <class L, class S, CollisionKind K>
 void launch_quad(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   const StepArgs<float> a = make_step_args<float>(s, p);
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_pair_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
   constexpr PairLaunch D = quad_launch<L, S>();
   const bool force = tuned_force_terms(s, p);
 #ifdef TESSERA_LBM_LAUNCH_VARIANTS
   const std::string v = quad_variant();
   if (v == "128x3") go_quad<L, S, K, 128, 3>(st, s, a, force);
-  else if (v == "128x4") go_quad<L, S, K, 128, 4>(st, s, a, force);
   else if (v == "128x5") go_quad<L, S, K, 128, 5>(st, s, a, force);
   else if (v == "128x6") go_quad<L, S, K, 128, 6>(st, s, a, force);
   else go_quad<L, S, K, D.bx, D.mb>(st, s, a, force);
@@ -228,11 +219,12 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, con
 
 template <class L>
 bool by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const PairGeom& pg) {
-  if (tuned_quad_used(s, p.kind) && p.smagorinsky == 0.0) {  // the quad kernel has no LES (tuned_quad_kernel.hpp)
+  if (tuned_quad_used(s, p.kind) && s.parity == 0) {  // even steps (tuned_quad_kernel.hpp)
     if (s.precision() == Precision::FP32) launch_quad<L, float, CollisionKind::BGK>(ex, s, p);
     else launch_quad<L, half_t, CollisionKind::BGK>(ex, s, p);
     return true;
   }
+  if (!tuned_pair_used(s, p.kind)) return false;  // an odd step of a quad case: the one-cell kernel
   switch (s.precision()) {
     case Precision::FP32: launch<L, float, CollisionKind::BGK>(ex, s, p, pg); return true;
     case Precision::FP16: launch<L, half_t, CollisionKind::BGK>(ex, s, p, pg); return true;
@@ -256,8 +248,7 @@ bool tuned_pair_used(const LatticeState& s, CollisionKind kind) {
 }
 
 bool tuned_quad_applicable(const LatticeState& s) {
-  const GridLayout& g = s.grid();
-  return tuned_pair_applicable(s) && g.cells() % 4 == 0 && (g.px() * g.py()) % 4 == 0;
+  return tuned_pair_applicable(s) && s.grid().cells() % 4 == 0;
 }
 
 bool tuned_quad_used(const LatticeState& s, CollisionKind kind) {
@@ -266,7 +257,7 @@ bool tuned_quad_used(const LatticeState& s, CollisionKind kind) {
 
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
 #if TESSERA_CUDA_COMPILER
-  if (!tuned_pair_used(s, p.kind) && !(tuned_quad_used(s, p.kind) && p.smagorinsky == 0.0)) return false;
+  if (!tuned_pair_used(s, p.kind) && !(tuned_quad_used(s, p.kind) && s.parity == 0)) return false;
   const GridLayout& g = s.grid();
   PairGeom pg;
   pg.n = uint32_t(g.cells());

@@ -83,10 +83,11 @@ TESSERA_HD inline A trt_omega_minus(A omega_plus, A magic) {
 
 // Collide in place. Returns the cell's moments (rho, u) as used by the collision. kForce = false drops
 // every force term (Guo's velocity shift and source): for steps without a force, ~150 fewer instructions
-// per D3Q19 cell in the tuned kernels. kLes = false leaves the Smagorinsky model out at compile time (for
-// callers that run only with r.smag_c2 = 0, where the result is the same bits): the equilibria are then
-// used only by the relaxation and need not be held all at once (the quad kernel's register budget).
-template <class L, CollisionKind K, class A, bool kForce = true, bool kLes = true>
+// per D3Q19 cell in the tuned kernels. kLes = false (the default with kForce = false: the tuned kernels take
+// the force-free form only for steps without force and without the Smagorinsky model, tuned_force_terms)
+// leaves the Smagorinsky model out at compile time; with r.smag_c2 = 0 that is the same arithmetic, and the
+// equilibria, then used by the relaxation only, need not be held all at once (registers).
+template <class L, CollisionKind K, class A, bool kForce = true, bool kLes = kForce>
 TESSERA_HD inline CellMoments<A> collide(A (&f)[L::Q], const Relaxation<A>& r, A Fx, A Fy, A Fz) {
   constexpr int Q = L::Q;
   if constexpr (L::D == 2) Fz = A(0);  // a 2-D lattice has no z momentum

@@ -113,8 +113,8 @@ struct StepArgs {
 // The collision of update_cell: forcing (uniform plus the optional per-cell field) and collide(), on the
 // loaded populations fq of cell c. The tuned CUDA kernels load and store their own way and call this, so
 // they give the reference's bits. kForce = false (the caller has checked that the step has no force:
-// no uniform force, no force field) leaves the force terms out, with the same values up to the sign of
-// an exact zero.
+// no uniform force, no force field, no Smagorinsky model) leaves the force terms and the LES branch out,
+// with the same values up to the sign of an exact zero.
 template <class L, CollisionKind K, class A, bool kForce = true>
 TESSERA_HD inline void collide_cell(const StepArgs<A>& a, int64_t c, A (&fq)[L::Q]) {
   if constexpr (!kForce) {
