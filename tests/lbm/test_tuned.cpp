@@ -55,9 +55,10 @@ std::vector<uint8_t> sparse_flags(const GridLayout& g, bool ghost_walls, unsigne
   return fl;
 }
 
-// Selects the pair kernel for the lifetime of the guard (the kernel reads TESSERA_LBM_PAIR at every step).
-struct PairOn : tessera::test::ScopedEnv {
-  PairOn() : ScopedEnv("TESSERA_LBM_PAIR", "on") {}
+// Selects the pair kernel for the lifetime of the guard (the kernel reads TESSERA_LBM_PAIR at every step),
+// for both parities (the quad kernel, which takes the even steps of some cases by default, off).
+struct PairOn {
+  tessera::test::ScopedEnv pair{"TESSERA_LBM_PAIR", "on"}, quad{"TESSERA_LBM_QUAD", "off"};
 };
 
 struct Case {
@@ -222,6 +223,7 @@ TEST_CASE("quad kernel equals the one-cell kernel bit for bit, and the reference
 // sub-box launches (whole == boxes compares values, so -0 == +0).
 TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the reference's values", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
+  const tessera::test::ScopedEnv quad("TESSERA_LBM_QUAD", "off");  // the one-cell kernel's even steps too
   for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
     for (Precision pr : {Precision::FP32, Precision::FP16})
       for (CollisionKind ck : kCollisions)

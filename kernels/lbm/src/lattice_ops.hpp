@@ -37,8 +37,8 @@ bool tuned_pair_applicable(const LatticeState& s);
 // Whether tuned_pair_step runs the pair kernel for s with this collision (selected and applicable).
 bool tuned_pair_used(const LatticeState& s, CollisionKind kind);
 // The four-cells-per-thread kernel for even steps (tuned_quad_kernel.hpp, launched by tuned_pair_step in
-// place of the pair or one-cell kernel; TESSERA_LBM_QUAD=on|off, unset: off): where the pair kernel applies
-// and the slot stride is a multiple of 4.
+// place of the pair or one-cell kernel; TESSERA_LBM_QUAD=on|off|auto, unset: auto = fp16 storage and D3Q19
+// fp32): for BGK where the pair kernel applies and the slot stride is a multiple of 4.
 bool tuned_quad_applicable(const LatticeState& s);
 bool tuned_quad_used(const LatticeState& s, CollisionKind kind);
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);

@@ -239,7 +239,7 @@ void launch_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p,
   const dim3 grid = b.flat ? dim3(unsigned((b.volume + BX - 1) / BX))
                            : dim3(unsigned((b.n0 + BX - 1) / BX), unsigned(box.extent(1)), unsigned(box.extent(2)));
   TESSERA_REQUIRE(!b.flat || (b.volume + BX - 1) / BX <= 2147483647, "tuned LBM kernel: sub-box too large for a flat launch");
-  if (detail::has_force(s, p))
+  if (detail::tuned_force_terms(s, p))  // force, LES or TESSERA_LBM_FORCE_TERMS=1: as the whole-box launch
     stream_collide_tuned_box<L, S, K, BX, MB, true><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, b);
   else
     stream_collide_tuned_box<L, S, K, BX, MB, false><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, b);

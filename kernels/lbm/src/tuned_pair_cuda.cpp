@@ -65,18 +65,21 @@ std::string pair_variant() {
   const char* e = std::getenv("TESSERA_LBM_PAIR");
   return std::string(e ? e : "");
 }
-// TESSERA_LBM_QUAD (read at every step): "on" runs the quad kernel (four cells per thread,
-// tuned_quad_kernel.hpp) for the even steps wherever it applies, in place of the pair or one-cell kernel
-// (odd steps keep theirs); unset or "off": nowhere. Tuning builds: BXxMB selects its launch bounds.
+// TESSERA_LBM_QUAD (read at every step): unset or "auto" runs the quad kernel (four cells per thread,
+// tuned_quad_kernel.hpp) for the even steps of BGK steps with fp16 storage and of D3Q19 with fp32 storage,
+// where it measured faster (docs/performance.md, LBM item 16: D3Q19 fp16 +9-11 %, D3Q27 fp16 +6-8 %, D3Q19
+// fp32 +1.5 %; D3Q27 fp32 level, so it keeps the one-cell kernel); odd steps keep their kernel. "on": the
+// quad kernel wherever it applies, "off": nowhere. Tuning builds: BXxMB selects its launch bounds.
 std::string quad_variant() {
   const char* e = std::getenv("TESSERA_LBM_QUAD");
   return std::string(e ? e : "");
 }
-bool quad_selected() {
+bool quad_selected(LatticeKind lk, Precision pr) {
   const std::string v = quad_variant();
-  if (v.empty() || v == "off") return false;
+  if (v.empty() || v == "auto") return pr == Precision::FP16 || lk == LatticeKind::D3Q19;
+  if (v == "off") return false;
 #ifndef TESSERA_LBM_LAUNCH_VARIANTS
-  TESSERA_REQUIRE(v == "on", "TESSERA_LBM_QUAD='" + v + "': expected on or off (unset: off)");
+  TESSERA_REQUIRE(v == "on", "TESSERA_LBM_QUAD='" + v + "': expected on, off or auto (unset: auto)");
 #endif
   return true;
 }
@@ -252,7 +255,7 @@ bool tuned_quad_applicable(const LatticeState& s) {
 }
 
 bool tuned_quad_used(const LatticeState& s, CollisionKind kind) {
-  return kind == CollisionKind::BGK && tuned_quad_applicable(s) && quad_selected();
+  return kind == CollisionKind::BGK && tuned_quad_applicable(s) && quad_selected(s.lattice(), s.precision());
 }
 
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
