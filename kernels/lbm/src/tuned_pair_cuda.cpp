@@ -25,7 +25,10 @@
 // The default for D3Q19 with fp32 storage (BGK; TESSERA_LBM_PAIR, below): with the force-free collision and
 // the L2 prefetch ahead it measured faster than the one-cell kernel in every such case on an H200, by 3-5 %
 // at 512^3 (docs/performance.md, LBM item 14); D3Q27 and fp16 keep the one-cell kernel, which is faster in
-// some of their cases. TRT and regularized collisions take the one-cell kernel.
+// some of their cases. TRT and regularized collisions take the one-cell kernel. This file also launches the
+// quad kernel (tuned_quad_kernel.hpp: four cells per thread), which takes the even steps of BGK with fp16
+// storage and of D3Q19 with fp32 storage by default (TESSERA_LBM_QUAD, below; docs/performance.md, LBM item
+// 16); the odd steps there stay with the pair kernel (D3Q19 fp32) or the one-cell kernel (fp16).
 // Index arithmetic is 32-bit (unsigned, one base pointer): the pair kernel is used when Q * cells < 2^32
 // (e.g. D3Q27 up to 540^3 per rank), nx is even and the lattice is 3-D; otherwise tuned_cuda.cpp runs
 // the one-cell kernel. tests/lbm/test_tuned.cpp checks it against the portable reference on random
