@@ -136,7 +136,8 @@ constexpr PairLaunch pair_launch() {
 }
 
 // The quad kernel's launch bounds: the least that ptxas fits without spilling in the force-free form
-// (D3Q19 fp16 128 registers, fp32 168; D3Q27 168). Measured: docs/performance.md, LBM item 16.
+// (D3Q19 fp16 128 registers, fp32 168; D3Q27 168, where fp32 still spills 76 bytes and is not a default
+// case). Measured: docs/performance.md, LBM item 16.
 template <class L, class S>
 constexpr PairLaunch quad_launch() {
   return L::Q <= 19 && !std::is_same_v<S, float> ? PairLaunch{128, 4} : PairLaunch{128, 3};
@@ -166,6 +167,7 @@ void launch_quad(const exec::Exec& ex, LatticeState& s, const CollisionParams& p
 #ifdef TESSERA_LBM_LAUNCH_VARIANTS
   const std::string v = quad_variant();
   if (v == "128x3") go_quad<L, S, K, 128, 3>(st, s, a, force);
+  else if (v == "128x4") go_quad<L, S, K, 128, 4>(st, s, a, force);
   else if (v == "128x5") go_quad<L, S, K, 128, 5>(st, s, a, force);
   else if (v == "128x6") go_quad<L, S, K, 128, 6>(st, s, a, force);
   else go_quad<L, S, K, D.bx, D.mb>(st, s, a, force);
