@@ -487,9 +487,9 @@ void emulated_quad_step(LatticeState& s, const CollisionParams& p) {
 // KF = false: a step without force (no field, no uniform force) through the force-free collision.
 // align = 0: the quad kernel (four cells per thread) for the even steps, the pair kernel for the odd ones.
 template <class L, class S, CollisionKind K, bool KF = true>
-void check_emulated(const Case& cs, uint32_t align) {
+void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
   INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align
-               << " force " << KF);
+               << " force " << KF << " smagorinsky " << smag);
   const GridLayout g = grid_for(L::kind, cs.nx, cs.ny, cs.nz);
   const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
   const Precision pr = sizeof(S) == 2 ? Precision::FP16 : Precision::FP32;
@@ -504,7 +504,7 @@ void check_emulated(const Case& cs, uint32_t align) {
     write_slots(*s, f0);
     if (KF) std::memcpy(s->force_field(), force.data(), force.size() * sizeof(float));
   }
-  CollisionParams p = test_params(K, K == CollisionKind::Regularized ? 0.15 : 0.0);
+  CollisionParams p = test_params(K, K == CollisionKind::Regularized ? 0.15 : smag);
   if (!KF) p.force[0] = p.force[1] = p.force[2] = 0.0;
   const exec::Exec ex(exec::Space::Host);
   for (int step = 0; step < 3; ++step) {
@@ -529,6 +529,9 @@ TEST_CASE("quad kernel: emulated on the host, it gives the reference's bits", "[
     check_emulated<D3Q27, float, CollisionKind::BGK>(cs, 0);
     check_emulated<D3Q27, half_t, CollisionKind::BGK, false>(cs, 0);
     check_emulated<D3Q19, float, CollisionKind::BGK, false>(cs, 0);
+    // With the Smagorinsky model the launcher takes the form with the force terms (tuned_force_terms).
+    check_emulated<D3Q19, half_t, CollisionKind::BGK, true>(cs, 0, 0.15);
+    check_emulated<D3Q27, float, CollisionKind::BGK, true>(cs, 0, 0.15);
   }
 }
 
