@@ -1,7 +1,8 @@
 // The tuned CUDA kernels against the portable reference on the GPU, on random populations, for every
 // 3-D lattice, storage precision and collision model: the two-cells-per-thread kernel (tuned_pair_cuda.cpp;
-// the default for D3Q19 fp32 only, so these [gpu] cases select it with TESSERA_LBM_PAIR=on; BGK with even nx) and the one-cell
-// kernel (odd nx, TRT, regularized).
+// the default for D3Q19 fp32 only, so these [gpu] cases select it with TESSERA_LBM_PAIR=on; BGK with even nx), the one-cell
+// kernel (odd nx, TRT, regularized) and the four-cells-per-thread kernel of the even steps (tuned_quad_kernel.hpp;
+// the default for fp16 and D3Q19 fp32, so the pair and one-cell cases turn it off with TESSERA_LBM_QUAD=off).
 //
 // The geometries are made for the pair kernel's paths: mostly fluid with a few scattered walls (moving
 // ones too), inactive cells and a per-cell force field, so that odd steps take both the shuffled
