@@ -471,11 +471,7 @@ template <class L, class S, CollisionKind K, bool KF>
 void emulated_quad_step(LatticeState& s, const CollisionParams& p) {
   const GridLayout& g = s.grid();
   REQUIRE(s.parity == 0);
-  lbm::detail::QuadGeom qg;
-  qg.n = uint32_t(g.cells());
-  qg.px = uint32_t(g.px());
-  qg.pxy = uint32_t(g.px() * g.py());
-  qg.quads = uint32_t((uint64_t(qg.px) * uint64_t(g.ny) + 6u) / 4u);
+  const lbm::detail::QuadGeom qg = lbm::detail::make_quad_geom(g);
   REQUIRE(qg.n % 4 == 0);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
   for (uint32_t k = 0; k < uint32_t(g.nz); ++k)

@@ -77,23 +77,23 @@ std::string quad_variant() {
   const char* e = std::getenv("TESSERA_LBM_QUAD");
   return std::string(e ? e : "");
 }
-bool quad_selected(LatticeKind lk, Precision pr) {
-  const std::string v = quad_variant();
-  if (v.empty() || v == "auto") return pr == Precision::FP16 || lk == LatticeKind::D3Q19;
+// The choice an on / off / auto knob makes (variable var, value v): auto_choice where unset or "auto".
+// Tuning builds also take their variant names (BXxMB, mN) as "on".
+bool knob_selected(const char* var, const std::string& v, bool auto_choice) {
+  if (v.empty() || v == "auto") return auto_choice;
   if (v == "off") return false;
 #ifndef TESSERA_LBM_LAUNCH_VARIANTS
-  TESSERA_REQUIRE(v == "on", "TESSERA_LBM_QUAD='" + v + "': expected on, off or auto (unset: auto)");
+  TESSERA_REQUIRE(v == "on", std::string(var) + "='" + v + "': expected on, off or auto (unset: auto)");
+#else
+  (void)var;
 #endif
   return true;
 }
+bool quad_selected(LatticeKind lk, Precision pr) {
+  return knob_selected("TESSERA_LBM_QUAD", quad_variant(), pr == Precision::FP16 || lk == LatticeKind::D3Q19);
+}
 bool pair_selected(LatticeKind lk, Precision pr) {
-  const std::string v = pair_variant();
-  if (v.empty() || v == "auto") return lk == LatticeKind::D3Q19 && pr == Precision::FP32;
-  if (v == "off") return false;
-#ifndef TESSERA_LBM_LAUNCH_VARIANTS
-  TESSERA_REQUIRE(v == "on", "TESSERA_LBM_PAIR='" + v + "': expected on, off or auto (unset: auto)");
-#endif
-  return true;
+  return knob_selected("TESSERA_LBM_PAIR", pair_variant(), lk == LatticeKind::D3Q19 && pr == Precision::FP32);
 }
 
 }  // namespace
@@ -146,11 +146,7 @@ constexpr PairLaunch quad_launch() {
 template <class L, class S, CollisionKind K, int BX, int MB>
 void go_quad(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool force) {
   const GridLayout& g = s.grid();
-  QuadGeom qg;
-  qg.n = uint32_t(g.cells());
-  qg.px = uint32_t(g.px());
-  qg.pxy = uint32_t(g.px() * g.py());
-  qg.quads = uint32_t((uint64_t(qg.px) * uint64_t(g.ny) + 3u + 3u) / 4u);  // rows 1 .. ny from base (<= 3 cells before)
+  const QuadGeom qg = make_quad_geom(g);
   const dim3 grid(unsigned((uint64_t(qg.quads) + BX - 1) / BX), unsigned(g.nz));
   const Prefetch pf = make_prefetch<L, S>(g, st, true);
   S* f = static_cast<S*>(s.pops());
@@ -232,7 +228,6 @@ bool by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& 
     else launch_quad<L, half_t, CollisionKind::BGK>(ex, s, p);
     return true;
   }
-  if (!tuned_pair_used(s, p.kind)) return false;  // an odd step of a quad case: the one-cell kernel
   switch (s.precision()) {
     case Precision::FP32: launch<L, float, CollisionKind::BGK>(ex, s, p, pg); return true;
     case Precision::FP16: launch<L, half_t, CollisionKind::BGK>(ex, s, p, pg); return true;
@@ -265,6 +260,7 @@ bool tuned_quad_used(const LatticeState& s, CollisionKind kind) {
 
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
 #if TESSERA_CUDA_COMPILER
+  // Neither kernel for this step (an odd step of a quad case without the pair kernel): the one-cell kernel.
   if (!tuned_pair_used(s, p.kind) && !(tuned_quad_used(s, p.kind) && s.parity == 0)) return false;
   const GridLayout& g = s.grid();
   PairGeom pg;

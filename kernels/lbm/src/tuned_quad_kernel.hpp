@@ -69,6 +69,17 @@ struct QuadGeom {
   uint32_t quads;  // threads per plane
 };
 
+// The geometry of grid g (host side: the launcher and the host emulation in test_lbm_tuned). Per plane the
+// quads cover rows 1 .. ny from the row-1 start rounded down to a multiple of 4 (at most 3 cells before).
+inline QuadGeom make_quad_geom(const GridLayout& g) {
+  QuadGeom q;
+  q.n = uint32_t(g.cells());
+  q.px = uint32_t(g.px());
+  q.pxy = uint32_t(g.px() * g.py());
+  q.quads = uint32_t((uint64_t(q.px) * uint64_t(g.ny) + 3u + 3u) / 4u);
+  return q;
+}
+
 // The first padded cell of plane k's quads: the plane's row y = 1, rounded down to a multiple of 4.
 __device__ inline uint32_t quad_base(const QuadGeom& g, uint32_t k) { return (g.pxy * (k + 1u) + g.px) & ~3u; }
 
