@@ -209,10 +209,11 @@ int main(int argc, char** argv) {
             // the run saw them
             .set("kernel_form", form);
         for (const char* knob : {"TESSERA_LBM_PAIR", "TESSERA_LBM_INDEX", "TESSERA_LBM_FORCE_TERMS", "TESSERA_LBM_PREFETCH",
-                                 "TESSERA_LBM_PAIR_ALIGN", "TESSERA_LBM_LAUNCH", "TESSERA_LBM_QUAD"})
+                                 "TESSERA_LBM_PAIR_ALIGN", "TESSERA_LBM_LAUNCH", "TESSERA_LBM_QUAD",
+                                 "TESSERA_LBM_QUAD_ODD"})
           r.set(knob, env_or_empty(knob));
         r
-            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form == "pair" || form == "quad+pair") : 0))
+            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form == "pair" || form == "quad+pair" || form == "quad") : 0))
             .set("n", static_cast<long long>(n)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)
             .set("bytes_per_cell", bytes).set("gb_per_s", mlups * 1e6 * bytes / 1e9)

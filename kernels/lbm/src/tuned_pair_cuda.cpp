@@ -113,12 +113,19 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f,
                               threadIdx.x & 31u);
 }
 
-// The quad kernel (even steps): the block's 4 BX cells of plane blockIdx.y start at quad_base + 4 BX blockIdx.x.
+// The quad kernel: the block's 4 BX cells of plane blockIdx.y start at quad_base + 4 BX blockIdx.x.
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                               StepArgs<float> a, QuadGeom g, Prefetch pf) {
   l2_prefetch_block<S, L::Q>(f, false, int64_t(quad_base(g, blockIdx.y)) + int64_t(4 * BX) * blockIdx.x, 4 * BX, pf);
   quad_update_even<L, S, K, KF>(f, flags, a, g, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y);
+}
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
+__global__ void __launch_bounds__(BX, MB) stream_collide_quad_odd(S* __restrict__ f, const uint8_t* __restrict__ flags,
+                                                                  StepArgs<float> a, QuadGeom g, Prefetch pf) {
+  l2_prefetch_block<S, L::Q>(f, true, int64_t(quad_base(g, blockIdx.y)) + int64_t(4 * BX) * blockIdx.x, 4 * BX, pf);
+  quad_update_odd<L, S, K, KF>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
+                               threadIdx.x & 31u);
 }
 
 // Launch configuration: block size BX x minimum resident blocks per SM MB (__launch_bounds__). Measured
@@ -143,22 +150,38 @@ constexpr PairLaunch quad_launch() {
   return L::Q <= 19 && !std::is_same_v<S, float> ? PairLaunch{128, 4} : PairLaunch{128, 3};
 }
 
-template <class L, class S, CollisionKind K, int BX, int MB>
+// The odd step's (more state: the wall masks, the shuffled values): 168 registers everywhere (D3Q19 fp32
+// without spills in the force-free form; D3Q19 fp16 spills 32 bytes at 128).
+template <class L, class S>
+constexpr PairLaunch quad_odd_launch() {
+  return L::Q <= 19 ? PairLaunch{128, 3} : PairLaunch{128, 2};
+}
+
+// MBO: the odd step's minimum blocks per SM.
+template <class L, class S, CollisionKind K, int BX, int MB, int MBO = MB>
 void go_quad(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool force) {
   const GridLayout& g = s.grid();
   const QuadGeom qg = make_quad_geom(g);
   const dim3 grid(unsigned((uint64_t(qg.quads) + BX - 1) / BX), unsigned(g.nz));
   const Prefetch pf = make_prefetch<L, S>(g, st, true);
   S* f = static_cast<S*>(s.pops());
-  if (force) stream_collide_quad<L, S, K, BX, MB, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
-  else stream_collide_quad<L, S, K, BX, MB, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
+  if (a.odd) {
+    if (force) stream_collide_quad_odd<L, S, K, BX, MBO, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
+    else stream_collide_quad_odd<L, S, K, BX, MBO, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
+  } else {
+    if (force) stream_collide_quad<L, S, K, BX, MB, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
+    else stream_collide_quad<L, S, K, BX, MB, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
+  }
 }
 
 template <class L, class S, CollisionKind K>
 void launch_quad(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   const StepArgs<float> a = make_step_args<float>(s, p);
   const auto st = static_cast<cudaStream_t>(ex.stream);
-  constexpr PairLaunch D = quad_launch<L, S>();
+  if (a.odd)
+    TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_pair_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
+  constexpr PairLaunch D = quad_launch<L, S>(), DO = quad_odd_launch<L, S>();
+  static_assert(D.bx == DO.bx);
   const bool force = tuned_force_terms(s, p);
 #ifdef TESSERA_LBM_LAUNCH_VARIANTS
   const std::string v = quad_variant();
@@ -166,9 +189,9 @@ void launch_quad(const exec::Exec& ex, LatticeState& s, const CollisionParams& p
   else if (v == "128x4") go_quad<L, S, K, 128, 4>(st, s, a, force);
   else if (v == "128x5") go_quad<L, S, K, 128, 5>(st, s, a, force);
   else if (v == "128x6") go_quad<L, S, K, 128, 6>(st, s, a, force);
-  else go_quad<L, S, K, D.bx, D.mb>(st, s, a, force);
+  else go_quad<L, S, K, D.bx, D.mb, DO.mb>(st, s, a, force);
 #else
-  go_quad<L, S, K, D.bx, D.mb>(st, s, a, force);
+  go_quad<L, S, K, D.bx, D.mb, DO.mb>(st, s, a, force);
 #endif
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_quad");
 }
@@ -223,7 +246,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, con
 
 template <class L>
 bool by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const PairGeom& pg) {
-  if (tuned_quad_used(s, p.kind) && s.parity == 0) {  // even steps (tuned_quad_kernel.hpp)
+  if (tuned_quad_used(s, p.kind) && (s.parity == 0 || tuned_quad_odd_used(s, p.kind))) {  // tuned_quad_kernel.hpp
     if (s.precision() == Precision::FP32) launch_quad<L, float, CollisionKind::BGK>(ex, s, p);
     else launch_quad<L, half_t, CollisionKind::BGK>(ex, s, p);
     return true;
@@ -258,10 +281,18 @@ bool tuned_quad_used(const LatticeState& s, CollisionKind kind) {
   return kind == CollisionKind::BGK && tuned_quad_applicable(s) && quad_selected(s.lattice(), s.precision());
 }
 
+bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind) {
+  const char* e = std::getenv("TESSERA_LBM_QUAD_ODD");
+  return tuned_quad_used(s, kind) && s.grid().px() % 4 == 0 &&
+         knob_selected("TESSERA_LBM_QUAD_ODD", e ? e : "", true);
+}
+
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
 #if TESSERA_CUDA_COMPILER
   // Neither kernel for this step (an odd step of a quad case without the pair kernel): the one-cell kernel.
-  if (!tuned_pair_used(s, p.kind) && !(tuned_quad_used(s, p.kind) && s.parity == 0)) return false;
+  if (!tuned_pair_used(s, p.kind) &&
+      !(tuned_quad_used(s, p.kind) && (s.parity == 0 || tuned_quad_odd_used(s, p.kind))))
+    return false;
   const GridLayout& g = s.grid();
   PairGeom pg;
   pg.n = uint32_t(g.cells());

@@ -41,6 +41,13 @@ struct QuadOps<float> {
     else v.w = x;
   }
   __device__ static void put1(float* p, int j, const V& v) { p[j] = get(v, j); }
+  // Raw storage elements (the odd step moves them between lanes unchanged).
+  using E = float;
+  __device__ static E raw(const V& v, int j) { return get(v, j); }
+  __device__ static E raw_at(const float* p) { return *p; }
+  __device__ static void put_raw(float* p, E e) { *p = e; }
+  __device__ static V shift_up(const V& v, E b) { return V{b, v.x, v.y, v.z}; }    // b, v0, v1, v2
+  __device__ static V shift_down(const V& v, E a) { return V{v.y, v.z, v.w, a}; }  // v1, v2, v3, a
 };
 
 template <>
@@ -60,6 +67,16 @@ struct QuadOps<half_t> {
     const uint32_t w = j < 2 ? v.x : v.y;
     p[j].bits = uint16_t((j & 1) ? (w >> 16) : (w & 0xffffu));
   }
+  // Raw storage elements: the half's 16 bits in the low bits of a word.
+  using E = uint32_t;
+  __device__ static E raw(const V& v, int j) {
+    const uint32_t w = j < 2 ? v.x : v.y;
+    return (j & 1) ? (w >> 16) : (w & 0xffffu);
+  }
+  __device__ static E raw_at(const half_t* p) { return p->bits; }
+  __device__ static void put_raw(half_t* p, E e) { p->bits = uint16_t(e); }
+  __device__ static V shift_up(const V& v, E b) { return V{(v.x << 16) | b, (v.x >> 16) | (v.y << 16)}; }
+  __device__ static V shift_down(const V& v, E a) { return V{(v.x >> 16) | (v.y << 16), (v.y >> 16) | (a << 16)}; }
 };
 
 struct QuadGeom {
@@ -143,6 +160,133 @@ __device__ inline void quad_update_even(S* __restrict__ f, const uint8_t* __rest
   }
   TESSERA_LBM_UNROLL
   for (int q = 0; q < Q; ++q) quad_put<S>(f, uint32_t(opposite(q)) * n + c, v[q], up4);
+}
+
+// The odd-step update of thread t of plane k (lane = t mod 32). Needs rows of a multiple of 4 cells
+// (px % 4 == 0: tuned_quad_odd_used), so that no quad straddles two rows and every neighbour quad along y
+// and z is aligned; only the links with c_x != 0 are one cell off the quads. The pair kernel's odd step
+// (tuned_pair_kernel.hpp) with four cells: each population is one aligned quad load (slot opp(q) at
+// c - (0, c_y, c_z)) and one aligned quad store (slot q at c + (0, c_y, c_z)); for c_x = +-1 the value that
+// lies in the neighbour lane's quad comes through one shuffle, and the warp's end lanes load or store the
+// one value beyond the warp themselves. A cell with a wall neighbour (no kNoWallNeighbour bit) reads its
+// neighbours' flags; its links from walls take the cell's own slot plus the wall term, and its links into
+// walls are bounced back into its own slots right after its collision (no other cell reads or writes
+// those slots on this step), so the values are the pair kernel's bit for bit. Needs wall_mask
+// (tuned_pair_kernel.hpp).
+template <class L, class S, CollisionKind K, bool KF = true>
+__device__ inline void quad_update_odd(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
+                                       const QuadGeom& g, const WallTable& walls, uint32_t t, uint32_t k,
+                                       unsigned lane) {
+  using O = QuadOps<S>;
+  using V = typename O::V;
+  using E = typename O::E;
+  constexpr int Q = L::Q;
+  constexpr unsigned kAll = 0xffffffffu;
+  const uint32_t plane = g.pxy * (k + 1u);
+  const uint32_t end = plane + g.pxy - g.px;  // ghost row y = py - 1
+  const uint32_t c0 = quad_base(g, k) + 4u * t;
+  const bool valid = c0 < end;
+  const uint32_t c = valid ? c0 : end - 4u;  // lanes past the plane's last row: the last quad, idle
+  const uint32_t x0 = (c - plane) % g.px;
+  const uint32_t fl4 = __ldg(reinterpret_cast<const uint32_t*>(flags + c));
+  uint32_t up4 = 0;  // bit j: cell c + j is updated
+  TESSERA_LBM_UNROLL
+  for (int j = 0; j < 4; ++j) {
+    const uint32_t xj = x0 + uint32_t(j);
+    if (valid && xj != 0u && xj != g.px - 1u && is_fluid(uint8_t(fl4 >> (8 * j)))) up4 |= 1u << j;
+  }
+  if (!__any_sync(kAll, up4 != 0u)) return;  // warp-uniform
+  uint32_t wm[4] = {0u, 0u, 0u, 0u};  // bit q: the cell at c + j + c_q is a wall
+  TESSERA_LBM_UNROLL
+  for (int j = 0; j < 4; ++j)
+    if (((up4 >> j) & 1u) && !(uint8_t(fl4 >> (8 * j)) & kNoWallNeighbour))
+      wm[j] = wall_mask<L>(flags, a.grid, c + uint32_t(j));
+  const uint32_t n = g.n;
+
+  V u[Q];  // per population the values of cells c .. c + 3 (arriving, then post-collision)
+  u[0] = *reinterpret_cast<const V*>(f + c);
+  TESSERA_LBM_UNROLL
+  for (int q = 1; q < Q; ++q) {
+    const int cx = L::c(q, 0);
+    const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
+    const uint32_t e = uint32_t(opposite(q)) * n + c - uint32_t(yz);  // slot opp(q), quad at c - (0, c_y, c_z)
+    const V v = *reinterpret_cast<const V*>(f + e);
+    if (cx == 0) {
+      u[q] = v;
+    } else if (cx == 1) {  // from x - 1: (e - 1, e, e + 1, e + 2)
+      E b = __shfl_up_sync(kAll, O::raw(v, 3), 1);
+      if (lane == 0u && (up4 & 1u)) b = O::raw_at(f + e - 1u);
+      u[q] = O::shift_up(v, b);
+    } else {  // from x + 1: (e + 1, .., e + 4)
+      E b = __shfl_down_sync(kAll, O::raw(v, 0), 1);
+      if (lane == 31u && (up4 & 8u)) b = O::raw_at(f + e + 4u);
+      u[q] = O::shift_down(v, b);
+    }
+  }
+
+  TESSERA_LBM_UNROLL
+  for (int j = 0; j < 4; ++j) {
+    const uint32_t cj = c + uint32_t(j);
+    float x[Q];
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) x[q] = O::get(u[q], j);
+    if (wm[j]) {  // links from a wall (x - c_q is a wall, bit opp(q)): the cell's own slot q + term
+      TESSERA_LBM_UNROLL
+      for (int q = 1; q < Q; ++q)
+        if ((wm[j] >> opposite(q)) & 1u)
+          x[q] = Storage<S>::load(f[uint32_t(q) * n + cj]) +
+                 wall_term<L, float>(q, walls, flags[int64_t(cj) - a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]);
+    }
+    if constexpr (KF) {
+      float F[3] = {a.Fx, a.Fy, a.Fz};
+      if (a.force) {
+        TESSERA_LBM_UNROLL
+        for (int d = 0; d < 3; ++d) F[d] += a.force[uint32_t(d) * n + cj];
+      }
+      collide<L, K, float>(x, a.relax, F[0], F[1], F[2]);
+    } else {
+      collide<L, K, float, false>(x, a.relax, 0.f, 0.f, 0.f);
+    }
+    if (wm[j]) {  // links into a wall: bounce back into the cell's own slot opp(q)
+      TESSERA_LBM_UNROLL
+      for (int q = 1; q < Q; ++q)
+        if ((wm[j] >> q) & 1u)
+          f[uint32_t(opposite(q)) * n + cj] = Storage<S>::store(
+              x[q] - wall_term<L, float>(q, walls, flags[int64_t(cj) + a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]));
+    }
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) O::set(u[q], j, x[q]);
+  }
+
+  // Which neighbour lanes' end cells stream (for the shuffled stores): lane - 1's cell 3, lane + 1's cell 0.
+  const uint32_t b3 = __ballot_sync(kAll, (up4 & 8u) != 0u), b0 = __ballot_sync(kAll, (up4 & 1u) != 0u);
+  const bool below_up = lane != 0u && ((b3 >> (lane - 1u)) & 1u);
+  const bool above_up = lane != 31u && ((b0 >> (lane + 1u)) & 1u);
+  const uint32_t wm_below = __shfl_up_sync(kAll, wm[3], 1), wm_above = __shfl_down_sync(kAll, wm[0], 1);
+  quad_put<S>(f, c, u[0], up4);
+  TESSERA_LBM_UNROLL
+  for (int q = 1; q < Q; ++q) {
+    const int cx = L::c(q, 0);
+    const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
+    const uint32_t e = uint32_t(q) * n + c + uint32_t(yz);  // slot q, quad at c + (0, c_y, c_z)
+    uint32_t s = up4;  // bit j: cell c + j streams along q (updated, no wall there)
+    TESSERA_LBM_UNROLL
+    for (int j = 0; j < 4; ++j)
+      if ((wm[j] >> q) & 1u) s &= ~(1u << j);
+    if (cx == 0) {
+      quad_put<S>(f, e, u[q], s);
+    } else if (cx == 1) {  // cells c - 1 .. c + 2 -> the quad at e (c - 1 from lane - 1), c + 3 -> e + 4
+      const E b = __shfl_up_sync(kAll, O::raw(u[q], 3), 1);
+      const bool bs = below_up && !((wm_below >> q) & 1u);
+      quad_put<S>(f, e, O::shift_up(u[q], b), ((s << 1) & 0xeu) | (bs ? 1u : 0u));
+      if (lane == 31u && (s & 8u)) O::put_raw(f + e + 4u, O::raw(u[q], 3));
+    } else {  // cells c + 1 .. c + 4 (c + 4 from lane + 1) -> the quad at e, c -> e - 1
+      const E b = __shfl_down_sync(kAll, O::raw(u[q], 0), 1);
+      const bool bs = above_up && !((wm_above >> q) & 1u);
+      quad_put<S>(f, e, O::shift_down(u[q], b), (s >> 1) | (bs ? 8u : 0u));
+      if (lane == 0u && (s & 1u)) O::put_raw(f + e - 1u, O::raw(u[q], 0));
+    }
+  }
 }
 
 }  // namespace tessera::lbm::detail
