@@ -200,19 +200,25 @@ TEST_CASE("quad kernel equals the one-cell kernel bit for bit, and the reference
           // The one-cell kernel's sub-box launches (whatever TESSERA_LBM_QUAD says).
           const auto boxes = run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 3, forced);
           const QuadOn on;
-          {
-            const LatticeState probe(k, pr, grid_for(k, cs.nx, cs.ny, cs.nz), exec::Space::Device);
-            REQUIRE(std::string(tuned_kernel_form(probe, CollisionKind::BGK)).rfind("quad", 0) == 0);
-          }
-          const auto whole = run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced);
-          REQUIRE(whole == boxes);
-          const auto ref = run(k, pr, CollisionKind::BGK, KernelPath::Reference, cs, 3, true, nullptr, 0, forced);
-          REQUIRE(max_diff(ref, whole) < tol(pr));
-          REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, false, nullptr, 0, forced));
-          for (const char* kib : {"0", "1", "3", "1000000"}) {
-            INFO("TESSERA_LBM_PREFETCH " << kib);
-            const tessera::test::ScopedEnv pf("TESSERA_LBM_PREFETCH", kib);
-            REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
+          for (const char* odd : {"off", "on"}) {  // the odd steps too where the rows are a multiple of 4 cells
+            INFO("TESSERA_LBM_QUAD_ODD " << odd);
+            const tessera::test::ScopedEnv odd_steps("TESSERA_LBM_QUAD_ODD", odd);
+            {
+              const LatticeState probe(k, pr, grid_for(k, cs.nx, cs.ny, cs.nz), exec::Space::Device);
+              const std::string form = tuned_kernel_form(probe, CollisionKind::BGK);
+              if (std::string(odd) == "on" && (cs.nx + 2) % 4 == 0) REQUIRE(form == "quad");
+              else REQUIRE(form.rfind("quad+", 0) == 0);
+            }
+            const auto whole = run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced);
+            REQUIRE(whole == boxes);
+            const auto ref = run(k, pr, CollisionKind::BGK, KernelPath::Reference, cs, 3, true, nullptr, 0, forced);
+            REQUIRE(max_diff(ref, whole) < tol(pr));
+            REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, false, nullptr, 0, forced));
+            for (const char* kib : {"0", "1", "3", "1000000"}) {
+              INFO("TESSERA_LBM_PREFETCH " << kib);
+              const tessera::test::ScopedEnv pf("TESSERA_LBM_PREFETCH", kib);
+              REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
+            }
           }
         }
 }

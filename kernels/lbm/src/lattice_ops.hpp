@@ -42,8 +42,9 @@ bool tuned_pair_used(const LatticeState& s, CollisionKind kind);
 bool tuned_quad_applicable(const LatticeState& s);
 bool tuned_quad_used(const LatticeState& s, CollisionKind kind);
 // Whether the odd steps of a quad case take the quad kernel too (rows of a multiple of 4 cells, px % 4 == 0;
-// TESSERA_LBM_QUAD_ODD=on|off|auto, unset: auto = wherever it applies); otherwise they keep the pair or
-// one-cell kernel.
+// TESSERA_LBM_QUAD_ODD=on|off|auto, unset: auto = off: it measured level with the pair kernel for D3Q19
+// fp32 in the periodic box and slower in every other case, docs/performance.md, LBM item 17); otherwise
+// they keep the pair or one-cell kernel.
 bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind);
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // The one-cell kernel's loads and stores without the collision (stream_pattern_only).

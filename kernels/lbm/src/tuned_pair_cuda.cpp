@@ -284,7 +284,7 @@ bool tuned_quad_used(const LatticeState& s, CollisionKind kind) {
 bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind) {
   const char* e = std::getenv("TESSERA_LBM_QUAD_ODD");
   return tuned_quad_used(s, kind) && s.grid().px() % 4 == 0 &&
-         knob_selected("TESSERA_LBM_QUAD_ODD", e ? e : "", true);
+         knob_selected("TESSERA_LBM_QUAD_ODD", e ? e : "", false);
 }
 
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
