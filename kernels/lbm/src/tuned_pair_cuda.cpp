@@ -28,7 +28,8 @@
 // some of their cases. TRT and regularized collisions take the one-cell kernel. This file also launches the
 // quad kernel (tuned_quad_kernel.hpp: four cells per thread), which takes the even steps of BGK with fp16
 // storage and of D3Q19 with fp32 storage by default (TESSERA_LBM_QUAD, below; docs/performance.md, LBM item
-// 16); the odd steps there stay with the pair kernel (D3Q19 fp32) or the one-cell kernel (fp16).
+// 16); the odd steps there stay with the pair kernel (D3Q19 fp32) or the one-cell kernel (fp16), unless
+// TESSERA_LBM_QUAD_ODD=on gives them the quad kernel's odd form where px is a multiple of 4 (LBM item 17).
 // Index arithmetic is 32-bit (unsigned, one base pointer): the pair kernel is used when Q * cells < 2^32
 // (e.g. D3Q27 up to 540^3 per rank), nx is even and the lattice is 3-D; otherwise tuned_cuda.cpp runs
 // the one-cell kernel. tests/lbm/test_tuned.cpp checks it against the portable reference on random
@@ -150,8 +151,9 @@ constexpr PairLaunch quad_launch() {
   return L::Q <= 19 && !std::is_same_v<S, float> ? PairLaunch{128, 4} : PairLaunch{128, 3};
 }
 
-// The odd step's (more state: the wall masks, the shuffled values): 168 registers everywhere (D3Q19 fp32
-// without spills in the force-free form; D3Q19 fp16 spills 32 bytes at 128).
+// The odd-step form's (TESSERA_LBM_QUAD_ODD=on; more state: the wall masks, the shuffled values): D3Q19 at
+// 128 x 3 (168 registers, no spills in the force-free forms; fp16 spills 32 bytes at 128 x 4), D3Q27 at
+// 128 x 2 (224-250 registers; it spills at 168).
 template <class L, class S>
 constexpr PairLaunch quad_odd_launch() {
   return L::Q <= 19 ? PairLaunch{128, 3} : PairLaunch{128, 2};

@@ -11,13 +11,16 @@
 // as one sequence (a quad may straddle two rows: its cells keep their own x and row) and moves the four
 // values of a population with one 8-byte (fp16) or 16-byte (fp32) access: 256- or 512-byte warp requests.
 //
-// Even steps only. In the even AA step every access is the cell's own (slot q read, slot opp(q) written),
+// Even steps by default. In the even AA step every access is the cell's own (slot q read, slot opp(q) written),
 // so with the slot stride n a multiple of 4 every access is an aligned quad. The odd step's neighbours are
 // 1-3 cells off the quads (off_q = c_x + c_y px + c_z pxy); a form of this kernel that funnelled them
 // through shuffles (two lanes' quads per value, the warps' end lanes loading and storing the part beyond
 // the warp) was slower there than the one-cell kernel (ncu, fp16 256^3: 590 us against 554) and spilled
-// for D3Q27 and fp32, so odd steps keep their kernel (docs/performance.md, LBM item 16). Walls, inactive
-// cells and ghost cells are not updated (written under a 4-bit mask); the even step needs no wall handling.
+// for D3Q27 and fp32, so odd steps keep their kernel (docs/performance.md, LBM item 16). Where the rows
+// are a multiple of 4 cells only the c_x = +-1 neighbours are off the quads (one cell); quad_update_odd
+// below is that case's odd step (opt-in, TESSERA_LBM_QUAD_ODD=on: level for D3Q19 fp32, slower elsewhere
+// at 168 registers; item 17). Walls, inactive cells and ghost cells are not updated (written under a 4-bit
+// mask); the even step needs no wall handling.
 // The collision is one call of the same collide() for each cell: the values are those of the one-cell and
 // pair kernels bit for bit.
 #pragma once
