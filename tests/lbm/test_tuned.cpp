@@ -442,6 +442,26 @@ inline bool __all_sync(unsigned, bool p) { return __ballot_sync(0, p) == 0xfffff
 #include "../../kernels/lbm/src/tuned_quad_kernel.hpp"
 
 namespace {
+// Threads 0 .. threads - 1 (rounded up to 128-thread blocks) of each plane k < nz, warp by warp: each warp's
+// 32 lanes as threads (their shuffles and ballots meet), body(t, k, lane).
+template <class Body>
+void emulate_warps(uint32_t threads, uint32_t nz, Body body) {
+  constexpr uint32_t BX = 128;
+  for (uint32_t k = 0; k < nz; ++k)
+    for (uint32_t t0 = 0; t0 < (threads + BX - 1) / BX * BX; t0 += 32) {
+      std::barrier<> bar(32);
+      emu::Warp w{&bar, {}};
+      std::vector<std::thread> lanes;
+      for (unsigned l = 0; l < 32; ++l)
+        lanes.emplace_back([&, l] {
+          emu::tw = &w;
+          emu::tlane = l;
+          body(t0 + l, k, l);
+        });
+      for (std::thread& t : lanes) t.join();
+    }
+}
+
 // One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice.
 template <class L, class S, CollisionKind K, bool KF>
 void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align) {
@@ -453,21 +473,9 @@ void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t alig
   pg.align = align;
   pg.pairs = uint32_t((uint64_t(pg.px) * uint64_t(g.ny) + pg.align + 1u) / 2u);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
-  constexpr uint32_t BX = 128;
-  for (uint32_t k = 0; k < uint32_t(g.nz); ++k)
-    for (uint32_t t0 = 0; t0 < (pg.pairs + BX - 1) / BX * BX; t0 += 32) {
-      std::barrier<> bar(32);
-      emu::Warp w{&bar, {}};
-      std::vector<std::thread> lanes;
-      for (unsigned l = 0; l < 32; ++l)
-        lanes.emplace_back([&, l] {
-          emu::tw = &w;
-          emu::tlane = l;
-          lbm::detail::pair_update<L, S, K, 0, KF>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t0 + l, k,
-                                                     l);
-        });
-      for (std::thread& t : lanes) t.join();
-    }
+  emulate_warps(pg.pairs, uint32_t(g.nz), [&](uint32_t t, uint32_t k, unsigned l) {
+    lbm::detail::pair_update<L, S, K, 0, KF>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t, k, l);
+  });
   s.parity ^= 1;
   ++s.step;
 }
@@ -496,20 +504,9 @@ void emulated_quad_odd_step(LatticeState& s, const CollisionParams& p) {
   REQUIRE(g.px() % 4 == 0);
   const lbm::detail::QuadGeom qg = lbm::detail::make_quad_geom(g);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
-  constexpr uint32_t BX = 128;
-  for (uint32_t k = 0; k < uint32_t(g.nz); ++k)
-    for (uint32_t t0 = 0; t0 < (qg.quads + BX - 1) / BX * BX; t0 += 32) {
-      std::barrier<> bar(32);
-      emu::Warp w{&bar, {}};
-      std::vector<std::thread> lanes;
-      for (unsigned l = 0; l < 32; ++l)
-        lanes.emplace_back([&, l] {
-          emu::tw = &w;
-          emu::tlane = l;
-          lbm::detail::quad_update_odd<L, S, K, KF>(static_cast<S*>(s.pops()), s.flags(), a, qg, p.walls, t0 + l, k, l);
-        });
-      for (std::thread& t : lanes) t.join();
-    }
+  emulate_warps(qg.quads, uint32_t(g.nz), [&](uint32_t t, uint32_t k, unsigned l) {
+    lbm::detail::quad_update_odd<L, S, K, KF>(static_cast<S*>(s.pops()), s.flags(), a, qg, p.walls, t, k, l);
+  });
   s.parity ^= 1;
   ++s.step;
 }
