@@ -173,7 +173,7 @@ __device__ inline void quad_update_even(S* __restrict__ f, const uint8_t* __rest
 // lies in the neighbour lane's quad comes through one shuffle, and the warp's end lanes load or store the
 // one value beyond the warp themselves. A cell with a wall neighbour (no kNoWallNeighbour bit) reads its
 // neighbours' flags; its links from walls take the cell's own slot plus the wall term, and its links into
-// walls are bounced back into its own slots right after its collision (no other cell reads or writes
+// walls are bounced back into its own slots right after its collision (no other cell uses or writes
 // those slots on this step), so the values are the pair kernel's bit for bit. Needs wall_mask
 // (tuned_pair_kernel.hpp).
 template <class L, class S, CollisionKind K, bool KF = true>
