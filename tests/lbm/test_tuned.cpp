@@ -466,12 +466,7 @@ void emulate_warps(uint32_t threads, uint32_t nz, Body body) {
 template <class L, class S, CollisionKind K, bool KF>
 void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align) {
   const GridLayout& g = s.grid();
-  lbm::detail::PairGeom pg;
-  pg.n = uint32_t(g.cells());
-  pg.px = uint32_t(g.px());
-  pg.pxy = uint32_t(g.px() * g.py());
-  pg.align = align;
-  pg.pairs = uint32_t((uint64_t(pg.px) * uint64_t(g.ny) + pg.align + 1u) / 2u);
+  const lbm::detail::PairGeom pg = lbm::detail::make_pair_geom(g, align);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
   emulate_warps(pg.pairs, uint32_t(g.nz), [&](uint32_t t, uint32_t k, unsigned l) {
     lbm::detail::pair_update<L, S, K, 0, KF>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t, k, l);

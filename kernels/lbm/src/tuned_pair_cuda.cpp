@@ -58,6 +58,11 @@
 namespace tessera::lbm::detail {
 
 namespace {
+// The value of knob `var` (read at every step: benchmarks and tests switch it); empty where unset.
+std::string env_knob(const char* var) {
+  const char* e = std::getenv(var);
+  return std::string(e ? e : "");
+}
 // TESSERA_LBM_PAIR (read at every step): unset or "auto" runs the pair kernel for D3Q19 with fp32 storage,
 // where it measured faster than the one-cell kernel in every case (periodic and walled box, 256^3 and
 // 512^3; docs/performance.md, LBM item 14), and the one-cell kernel otherwise: D3Q27 fp32 (the pair kernel
@@ -66,8 +71,7 @@ namespace {
 // Tuning builds only (-DTESSERA_LBM_LAUNCH_VARIANTS=ON): BXxMB selects the pair kernel with that block size
 // and minimum blocks per SM, mN with the cache mode N of the pair accesses (tuned_pair_kernel.hpp).
 std::string pair_variant() {
-  const char* e = std::getenv("TESSERA_LBM_PAIR");
-  return std::string(e ? e : "");
+  return env_knob("TESSERA_LBM_PAIR");
 }
 // TESSERA_LBM_QUAD (read at every step): unset or "auto" runs the quad kernel (four cells per thread,
 // tuned_quad_kernel.hpp) for the even steps of BGK steps with fp16 storage and of D3Q19 with fp32 storage,
@@ -75,8 +79,7 @@ std::string pair_variant() {
 // fp32 +1.5 %; D3Q27 fp32 level, so it keeps the one-cell kernel); odd steps keep their kernel. "on": the
 // quad kernel wherever it applies, "off": nowhere. Tuning builds: BXxMB selects its launch bounds.
 std::string quad_variant() {
-  const char* e = std::getenv("TESSERA_LBM_QUAD");
-  return std::string(e ? e : "");
+  return env_knob("TESSERA_LBM_QUAD");
 }
 // The choice an on / off / auto knob makes (variable var, value v): auto_choice where unset or "auto".
 // Tuning builds also take their variant names (BXxMB, mN) as "on".
@@ -284,9 +287,8 @@ bool tuned_quad_used(const LatticeState& s, CollisionKind kind) {
 }
 
 bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind) {
-  const char* e = std::getenv("TESSERA_LBM_QUAD_ODD");
   return tuned_quad_used(s, kind) && s.grid().px() % 4 == 0 &&
-         knob_selected("TESSERA_LBM_QUAD_ODD", e ? e : "", false);
+         knob_selected("TESSERA_LBM_QUAD_ODD", env_knob("TESSERA_LBM_QUAD_ODD"), false);
 }
 
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
@@ -295,13 +297,7 @@ bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParam
   if (!tuned_pair_used(s, p.kind) &&
       !(tuned_quad_used(s, p.kind) && (s.parity == 0 || tuned_quad_odd_used(s, p.kind))))
     return false;
-  const GridLayout& g = s.grid();
-  PairGeom pg;
-  pg.n = uint32_t(g.cells());
-  pg.px = uint32_t(g.px());
-  pg.pxy = uint32_t(g.px() * g.py());
-  pg.align = pair_align();
-  pg.pairs = uint32_t((uint64_t(pg.px) * uint64_t(g.ny) + pg.align + 1u) / 2u);
+  const PairGeom pg = make_pair_geom(s.grid(), pair_align());
   switch (s.lattice()) {
     case LatticeKind::D3Q19: return by_precision<D3Q19>(ex, s, p, pg);
     case LatticeKind::D3Q27: return by_precision<D3Q27>(ex, s, p, pg);

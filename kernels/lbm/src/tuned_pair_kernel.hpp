@@ -118,6 +118,18 @@ struct PairGeom {
   uint32_t pairs;  // threads per plane: (px * ny + align) / 2 rounded up
 };
 
+// The geometry of grid g with base alignment `align` (host side: the launcher and the host emulation in
+// test_lbm_tuned).
+inline PairGeom make_pair_geom(const GridLayout& g, uint32_t align) {
+  PairGeom pg;
+  pg.n = uint32_t(g.cells());
+  pg.px = uint32_t(g.px());
+  pg.pxy = uint32_t(g.px() * g.py());
+  pg.align = align;
+  pg.pairs = uint32_t((uint64_t(pg.px) * uint64_t(g.ny) + pg.align + 1u) / 2u);
+  return pg;
+}
+
 // The first padded cell of plane k's pairs (PairGeom: the plane's row y = 1, rounded down to align).
 __device__ inline uint32_t pair_base(const PairGeom& g, uint32_t k) {
   return (g.pxy * (k + 1u) + g.px) & ~(g.align - 1u);
