@@ -20,6 +20,7 @@
 // --memory managed: populations and flags in CUDA managed memory, advised to stay on the GPU and
 // prefetched there (as lbm's parallel.memory: managed), to measure its cost against device memory.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -38,11 +39,34 @@ namespace {
 
 // What --help prints (the header comment above says more).
 const char* const kUsage =
-    "  bench_lbm [--device gpu|cpu] [--sizes 256,512] [--lattices D3Q19,D3Q27] [--precisions fp32,fp16]\n"
+    "  bench_lbm [--device gpu|cpu] [--sizes 256,512 | NXxNYxNZ,...] [--lattices D3Q19,D3Q27] [--precisions fp32,fp16]\n"
     "            [--collision bgk|trt|regularized] [--box periodic|walls]\n"
     "            [--kernel tuned|reference|pattern|pattern-blocked|tuned-blocked|tuned-slots]\n"
     "            [--steps 20] [--reps 5] [--memory device|managed] [--init tgv|rest]\n"
     "            [--out bench/results/lbm.jsonl]\n";
+// "n" (a cube: n^3, or n^2 x 1 for a 2-D lattice) or "NXxNYxNZ"; exits with a message on anything else.
+std::array<int64_t, 3> parse_box(const std::string& s, int dim) {
+  std::array<int64_t, 3> e{0, 0, 0};
+  int k = 0;  // parts read; 4: malformed
+  for (std::size_t at = 0;;) {
+    const std::size_t x = s.find('x', at);
+    const std::string part = s.substr(at, x == std::string::npos ? std::string::npos : x - at);
+    char* end = nullptr;
+    const long long v = std::strtoll(part.c_str(), &end, 10);
+    if (part.empty() || *end != '\0' || v <= 0 || k == 3) { k = 4; break; }
+    e[std::size_t(k++)] = v;
+    if (x == std::string::npos) break;
+    at = x + 1;
+  }
+  if (k == 1) e[1] = e[2] = e[0];
+  if (dim == 2) e[2] = 1;
+  if ((k != 1 && k != 3) || (dim == 2 && k == 3 && e[2] != 1)) {
+    std::fprintf(stderr, "bench_lbm: --sizes: '%s' is not a cube edge n or a box NXxNYxNZ of positive integers%s\n",
+                 s.c_str(), dim == 2 ? " (2-D: NZ = 1)" : "");
+    std::exit(2);
+  }
+  return e;
+}
 // A Taylor-Green vortex over the padded box (ghosts included: the periodic image), U0 = 0.05, rho = 1.
 void init_taylor_green(const exec::Exec& ex, lbm::LatticeState& s, MemKind mem) {
   const lbm::GridLayout& g = s.grid();
@@ -141,10 +165,14 @@ int main(int argc, char** argv) {
       for (const std::string& ns : bench::split_list(sizes)) {
         const lbm::LatticeKind lk = lbm::parse_lattice(ls.c_str());
         const lbm::Precision pr = lbm::parse_precision(ps.c_str());
-        const int64_t n = std::atoll(ns.c_str());
+        // A size is a cube edge n (n^3, n^2 in 2-D) or a box NXxNYxNZ (the row and plane pitches are
+        // nx + 2 and (nx + 2)(ny + 2): docs/performance.md, LBM item 18, measures what they do).
+        const std::array<int64_t, 3> box3 = parse_box(ns, lbm::lattice_dim(lk));
+        const int64_t n = box3[0];
         lbm::GridLayout g;
-        g.nx = g.ny = n;
-        g.nz = lbm::lattice_dim(lk) == 2 ? 1 : n;
+        g.nx = box3[0];
+        g.ny = box3[1];
+        g.nz = box3[2];
         g.gz = lbm::lattice_dim(lk) == 2 ? 0 : 1;
         // --kernel pattern: the tuned kernel's loads and stores without the collision (the memory ceiling
         // of its access pattern; lbm::stream_pattern_only).
@@ -176,8 +204,8 @@ int main(int argc, char** argv) {
         std::string init_used = init;
         if (init == "tgv" && space == exec::Space::Device &&
             device::mem_info().first < std::size_t(g.cells()) * 16 + (std::size_t(1) << 30)) {
-          std::fprintf(stderr, "bench_lbm: %lld^3: too little free GPU memory for the Taylor-Green fields, rest state\n",
-                       static_cast<long long>(n));
+          std::fprintf(stderr, "bench_lbm: %s: too little free GPU memory for the Taylor-Green fields, rest state\n",
+                       ns.c_str());
           init_used = "rest";
         }
         if (init_used == "tgv") init_taylor_green(ex, s, mem);
@@ -197,7 +225,7 @@ int main(int argc, char** argv) {
             },
             1, reps);
         const double sec = bench::median(ms) / 1e3;
-        const double cells = double(n) * double(n) * double(g.nz);
+        const double cells = double(g.nx) * double(g.ny) * double(g.nz);
         const double mlups = cells * double(steps) / sec / 1e6;
         const double bytes = double(2 * lbm::lattice_q(lk) * lbm::precision_bytes(pr) + 1);
         const std::string form = path == lbm::KernelPath::Tuned && kernel == "tuned" ? lbm::tuned_kernel_form(s, p.kind) : "-";
@@ -214,7 +242,8 @@ int main(int argc, char** argv) {
           r.set(knob, env_or_empty(knob));
         r
             .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form == "pair" || form == "quad+pair" || form == "quad") : 0))
-            .set("n", static_cast<long long>(n)).set("cells", cells)
+            .set("n", static_cast<long long>(n)).set("nx", static_cast<long long>(g.nx))
+            .set("ny", static_cast<long long>(g.ny)).set("nz", static_cast<long long>(g.nz)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)
             .set("bytes_per_cell", bytes).set("gb_per_s", mlups * 1e6 * bytes / 1e9)
             .set("fraction_of_copy", mlups * 1e6 * bytes / ceil.bytes_per_s)
