@@ -36,8 +36,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "tessera/core/cuda_check.hpp"
 #include "tessera/core/error.hpp"
@@ -339,12 +341,36 @@ __device__ __forceinline__ double twist_load(const double* p) {
   else return __ldcs(p);
 }
 
-template <int kTC, int kAhead, int kMem>
+// The global timer (ns) and the multiprocessor of the calling thread, for the block timeline below.
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
+  return r;
+}
+
+// kStamp (measurement only, TESSERA_VADV_TIMELINE): thread 0 of each block writes, to stamps[4 b ..], the
+// time the block became resident, the time it passed pdl_enter (the previous launch complete), the time
+// its last thread finished, and its multiprocessor. Off in every other instantiation (no code).
+template <int kTC, int kAhead, int kMem, bool kStamp = false>
 __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
-                                                           const double* __restrict__ w, double* __restrict__ out) {
+                                                           const double* __restrict__ w, double* __restrict__ out,
+                                                           unsigned long long* __restrict__ stamps) {
   constexpr int kT = 2 * kTC;  // threads per block
   extern __shared__ double s_cp[];  // [kTwistLevels][kT]: c'_k (lower threads), a''_k (upper)
+  unsigned long long t_resident = 0;
+  if constexpr (kStamp) t_resident = global_ns();
   pdl_enter();  // programmatic dependent launch (pdl_launch.hpp; TESSERA_VADV_PDL=0 turns it off)
+  if constexpr (kStamp)
+    if (threadIdx.x == 0) {
+      stamps[4 * blockIdx.x] = t_resident;
+      stamps[4 * blockIdx.x + 1] = global_ns();
+      stamps[4 * blockIdx.x + 3] = sm_id();
+    }
   const int tid = threadIdx.x;
   const bool upper = tid >= kTC;
   const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
@@ -421,6 +447,70 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
       if (live) __stcs(o, x);
     }
   }
+  if constexpr (kStamp) {
+    __syncthreads();
+    if (threadIdx.x == 0) stamps[4 * blockIdx.x + 2] = global_ns();
+  }
+}
+
+// TESSERA_VADV_TIMELINE=path (measurement): the default twisted kernel runs its kStamp instantiation, each
+// launch of the first grid size seen into its own slot of a device ring of kTimelineLaunches launches (no
+// synchronisation between launches, so back-to-back timing is kept), and at exit the slots filled are
+// written to `path` as CSV (launch, block, sm, resident_ns, start_ns, end_ns; the times relative to the
+// first launch's first block). bench/weather/vadv-timeline runs it and summarises the waves.
+constexpr int kTimelineLaunches = 256;
+struct Timeline {
+  std::string path;
+  unsigned long long* d = nullptr;
+  unsigned blocks = 0;
+  int launches = 0;
+};
+Timeline& timeline() {
+  static Timeline t;
+  return t;
+}
+void timeline_dump() {
+  Timeline& t = timeline();
+  if (!t.d || t.launches == 0) return;
+  const int nl = std::min(t.launches, kTimelineLaunches);
+  std::vector<unsigned long long> h(size_t(nl) * t.blocks * 4);
+  if (cudaDeviceSynchronize() != cudaSuccess ||
+      cudaMemcpy(h.data(), t.d, h.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost) != cudaSuccess) {
+    std::fprintf(stderr, "TESSERA_VADV_TIMELINE: could not read the stamps back; %s not written\n", t.path.c_str());
+    return;
+  }
+  unsigned long long t0 = ~0ull;
+  for (unsigned b = 0; b < t.blocks; ++b) t0 = std::min(t0, h[4 * size_t(b)]);
+  const std::string tmp = t.path + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "TESSERA_VADV_TIMELINE: cannot write %s\n", tmp.c_str());
+    return;
+  }
+  std::fprintf(f, "launch,block,sm,resident_ns,start_ns,end_ns\n");
+  for (int l = 0; l < nl; ++l)
+    for (unsigned b = 0; b < t.blocks; ++b) {
+      const unsigned long long* e = &h[(size_t(l) * t.blocks + b) * 4];
+      std::fprintf(f, "%d,%u,%llu,%lld,%lld,%lld\n", l, b, e[3], (long long)(e[0] - t0), (long long)(e[1] - t0),
+                   (long long)(e[2] - t0));
+    }
+  const bool ok = std::fclose(f) == 0 && std::rename(tmp.c_str(), t.path.c_str()) == 0;
+  std::fprintf(stderr, "TESSERA_VADV_TIMELINE: %d launches of %u blocks %s %s\n", nl, t.blocks,
+               ok ? "written to" : "NOT written to", t.path.c_str());
+}
+// The stamp slot for the next launch of `blocks` blocks, or nullptr (timeline off, or another grid size).
+unsigned long long* timeline_slot(unsigned blocks) {
+  const char* e = std::getenv("TESSERA_VADV_TIMELINE");
+  if (!e || !*e) return nullptr;
+  Timeline& t = timeline();
+  if (!t.d) {
+    TESSERA_CUDA_CHECK(cudaMalloc(&t.d, size_t(kTimelineLaunches) * blocks * 4 * sizeof(unsigned long long)));
+    t.blocks = blocks;
+    t.path = e;
+    std::atexit(timeline_dump);
+  }
+  if (blocks != t.blocks) return nullptr;
+  return t.d + size_t(t.launches++ % kTimelineLaunches) * blocks * 4;
 }
 
 // Raise a kernel's dynamic shared-memory limit to `bytes` (once per increase). The carveout is left to the
@@ -474,12 +564,12 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
     const VadvStep S = VadvStep::make(vp);
     const bool pdl = pdl_wanted("TESSERA_VADV_PDL");
-    auto go = [&](auto kernel, size_t bytes, size_t& raised) {
+    auto go = [&](auto kernel, size_t bytes, size_t& raised, unsigned long long* stamps = nullptr) {
       allow_smem(kernel, bytes, raised);
       carveout_override(kernel);
-      launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out);
+      launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out, stamps);
     };
-    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0;
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, rst = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
     if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
     else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
@@ -487,6 +577,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
     else if (want == "twistq6cs") go(vadv_column_twist<64, 6, 0>, twist_smem<64>(), rcs);
     else if (want == "twistq6") go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), r6g);
+    else if (unsigned long long* st = timeline_slot(tg.x)) go(vadv_column_twist<64, 8, 1, true>, twist_smem<64>(), rst, st);
     else go(vadv_column_twist<64, 8, 1>, twist_smem<64>(), r64b);  // auto, twistq8g
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
