@@ -82,6 +82,19 @@ def main():
     nw = per[0]["waves"]
     for k in ["dur_median_us", "dur_p5_us", "dur_p95_us", "wave_start_median_us"]:
         summ[k] = [st.median(r[k][w] for r in per if len(r[k]) > w) for w in range(nw)]
+    # Per multiprocessor: the median duration of its first-wave blocks over the launches (a fixed speed
+    # per SM shows as a stable split; docs/performance.md, "vadv at 256^2 x 80").
+    sm_d = defaultdict(list)
+    for r in per:
+        bl = sorted(launches[r["launch"]], key=lambda b: b[2])
+        by_sm = defaultdict(list)
+        for b in bl:
+            by_sm[b[0]].append(b)
+        for sm, bs in by_sm.items():
+            for b in bs[:4]:
+                sm_d[sm].append(b[3] - b[2])
+    sm_med = {sm: st.median(v) / 1e3 for sm, v in sorted(sm_d.items())}
+    summ["sm_wave0_duration_median_us"] = sm_med
     summ["blocks_per_wave"] = per[0]["blocks_per_wave"]
     summ["launches"] = len(per)
     summ["sms"] = sms
@@ -92,6 +105,12 @@ def main():
               f"{summ['dur_median_us'][w]:.2f} ({summ['dur_p5_us'][w]:.2f} .. {summ['dur_p95_us'][w]:.2f})")
     print(f"  first wave ends: 5 % {summ['end1_p5_us']:.2f}, 95 % {summ['end1_p95_us']:.2f}, last {summ['end1_max_us']:.2f}; "
           f"tail of the last wave {summ['tail_us']:.2f}")
+    v = sorted(sm_med.values())
+    cut = (v[0] + v[-1]) / 2
+    fast = [sm for sm, d in sm_med.items() if d < cut]
+    print(f"  first-wave block duration per SM: {v[0]:.2f} .. {v[-1]:.2f}; {len(fast)} SMs below {cut:.2f} "
+          f"(median {st.median(d for d in v if d < cut):.2f}), {len(v) - len(fast)} above "
+          f"(median {st.median(d for d in v if d >= cut):.2f}); the faster: {fast}")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"file": a.csv, "summary": summ, "launches": per}, f, indent=1)
