@@ -216,7 +216,8 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   const std::string kernel = GENERATE(std::string("auto"), std::string("ring"), std::string("reg"), std::string("smem"),
                                       std::string("ringf"), std::string("regf"), std::string("twistb4"),
                                       std::string("twistq4"), std::string("twistq6"), std::string("twistq8"),
-                                      std::string("twisto4"), std::string("twistq6cs"), std::string("twistq8g"));
+                                      std::string("twisto4"), std::string("twistq6cs"), std::string("twistq8g"),
+                                      std::string("twistq8gh"), std::string("twistq8gh128"), std::string("twistq8gna"));
   const bool twisted = (kernel == "auto" || kernel.rfind("twist", 0) == 0) && nz <= 80;
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).

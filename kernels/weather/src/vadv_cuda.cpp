@@ -335,10 +335,25 @@ constexpr size_t twist_smem() {
 // mixed, +2 % at 256^2 and -2 % at 512^2). At 256^2 ncu of one launch with flushed caches shows no change
 // (35.7 us): there the gain is the inputs kept in L2 between back-to-back launches; the larger gains at 512^2
 // and 1024^2 (working sets of 0.5 and 2 GB) were not profiled. Stores stay streaming (st.global.cs).
+// kMem = 2, 3, 4 (measurement: `twistq8gh`, `twistq8gh128`, `twistq8gna`): the read-only load with the
+// L2 prefetch-size hint of 256 or 128 bytes (the L2 fetches the whole aligned block around the access), or
+// without allocating in L1 (L1::no_allocate).
 template <int kMem>
 __device__ __forceinline__ double twist_load(const double* p) {
   if constexpr (kMem == 1) return __ldg(p);
-  else return __ldcs(p);
+  else if constexpr (kMem == 2) {
+    double v;
+    asm volatile("ld.global.nc.L2::256B.f64 %0, [%1];" : "=d"(v) : "l"(p));
+    return v;
+  } else if constexpr (kMem == 3) {
+    double v;
+    asm volatile("ld.global.nc.L2::128B.f64 %0, [%1];" : "=d"(v) : "l"(p));
+    return v;
+  } else if constexpr (kMem == 4) {
+    double v;
+    asm volatile("ld.global.nc.L1::no_allocate.f64 %0, [%1];" : "=d"(v) : "l"(p));
+    return v;
+  } else return __ldcs(p);
 }
 
 // The global timer (ns) and the multiprocessor of the calling thread, for the block timeline below.
@@ -551,9 +566,10 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
-      want != "twistq6cs" && want != "twistq8g")
+      want != "twistq6cs" && want != "twistq8g" && want != "twistq8gh" && want != "twistq8gh128" && want != "twistq8gna")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
+                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq8gh, twistq8gh128, twistq8gna, twistq4, twistq8, twistb4, "
+                  "twisto4, ring, reg, smem, ringf or regf");
   // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path, up to
   // kRegLevels levels (0.779 / 0.856 / 0.899 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.775-0.777 /
   // 0.835-0.837 / 0.893-0.894 with 6 ahead in the same run, 5c7e6ba; 0.626 / 0.631 / 0.672 for the one-thread
@@ -569,7 +585,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
       carveout_override(kernel);
       launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out, stamps);
     };
-    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, rst = 0;
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, rst = 0, rh = 0, rh1 = 0, rna = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
     if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
     else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
@@ -577,6 +593,9 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
     else if (want == "twistq6cs") go(vadv_column_twist<64, 6, 0>, twist_smem<64>(), rcs);
     else if (want == "twistq6") go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), r6g);
+    else if (want == "twistq8gh") go(vadv_column_twist<64, 8, 2>, twist_smem<64>(), rh);
+    else if (want == "twistq8gh128") go(vadv_column_twist<64, 8, 3>, twist_smem<64>(), rh1);
+    else if (want == "twistq8gna") go(vadv_column_twist<64, 8, 4>, twist_smem<64>(), rna);
     else if (unsigned long long* st = timeline_slot(tg.x)) go(vadv_column_twist<64, 8, 1, true>, twist_smem<64>(), rst, st);
     else go(vadv_column_twist<64, 8, 1>, twist_smem<64>(), r64b);  // auto, twistq8g
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
