@@ -4,7 +4,8 @@
 // sweep: 2 x 8 B per point of extra device-memory traffic beyond the protocol's phi, w read + out
 // written, and its per-level loads come one level at a time, so few bytes are in flight (24-30 % of the
 // copy bandwidth, bench/results/20261130T0057Z-*). The on-chip kernels:
-//  - vadv_column_twist (up to kRegLevels = 80 levels, the default, 8 levels ahead, read-only loads): the twisted Thomas solve, two threads
+//  - vadv_column_twist (up to kRegLevels = 80 levels, the default, 8 levels ahead, read-only loads with the
+//    L2 128-byte hint): the twisted Thomas solve, two threads
 //    per column, one eliminating from the bottom and one from the top (below); bit-identical to
 //    vadv_columns_portable_twisted on the device, equal to the Thomas sweep to rounding.
 // The one-thread-per-column forms, one warp of 32 adjacent columns per block, evaluate VadvStep's Thomas
@@ -19,11 +20,11 @@
 //    levels; the default there): the whole column of phi and w staged by cp.async and overwritten in
 //    place by d', c'; five warps per multiprocessor at 80 levels.
 // Beyond that the caller runs the portable path. Measured on an H200 (docs/performance.md, "COSMO
-// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: twisted 0.77-0.79 / 0.84-0.86 / 0.89-0.90
-// (5c7e6ba, 8 levels ahead; 0.77 / 0.83 / 0.88 with 6, c210e55; 0.75 / 0.76 / 0.78 with streaming loads, 4ee82f7); before it ring 0.58 / 0.63 / 0.67, flat reg 0.63 / 0.63 / 0.64 (c054c5b; 0.67 / 0.70 / 0.72
+// stencils"), fraction of the copy bandwidth at 256^2 / 512^2 / 1024^2 x 80: twisted 0.79 / 0.87 / 0.91 with the L2 hint
+// (e24ecf6; 0.77-0.79 / 0.84-0.86 / 0.89-0.90 without it, 5c7e6ba, 8 levels ahead; 0.77 / 0.83 / 0.88 with 6, c210e55; 0.75 / 0.76 / 0.78 with streaming loads, 4ee82f7); before it ring 0.58 / 0.63 / 0.67, flat reg 0.63 / 0.63 / 0.64 (c054c5b; 0.67 / 0.70 / 0.72
 // without the forced shared-memory carveout, ebebfae), smem 0.41 / 0.53 / 0.59 (bad3a93). All are
 // latency-bound: the scratch (1280 B per column at 80 levels) caps the columns per multiprocessor, and the
-// resident warps wait on their loads (ncu); the 85 % goal is met at 1024^2, at the threshold at 512^2 and not at 256^2 (two
+// resident warps wait on their loads (ncu); the 85 % goal is met at 1024^2 and 512^2 and not at 256^2 (two
 // waves of blocks per launch there). Tried and dropped: d' through
 // out in L2 (0.32-0.44: its round trip reached DRAM), a producer/consumer pair of warps per 32 columns
 // passing the rows (a, b, c, d) through a shared-memory ring with named barriers (0.42-0.46: four
@@ -43,6 +44,7 @@
 
 #include "tessera/core/cuda_check.hpp"
 #include "tessera/core/error.hpp"
+#include "ld_hint.hpp"
 #include "pdl_launch.hpp"
 
 namespace tessera::weather::detail {
@@ -290,8 +292,9 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
   }
 }
 
-// Twisted forms (`twistq8g`, the default up to kRegLevels levels: 8 levels ahead, read-only loads; `twistq6`
-// (6 ahead, the default before), `twistq6cs`, `twistq4`, `twistq8`, `twistb4`, `twisto4` with
+// Twisted forms (`twistq8gh128`, the default up to kRegLevels levels: 8 levels ahead, read-only loads with
+// the L2 128-byte prefetch-size hint; `twistq8g` (the same with plain read-only loads, the default before),
+// `twistq8gh`, `twistq8gna` (twist_load), `twistq6` (6 ahead), `twistq6cs`, `twistq4`, `twistq8`, `twistb4`, `twisto4` with
 // streaming loads, for measurement): two threads per column. A block of 2 kTC threads takes kTC adjacent flat positions (as
 // column_range<true>: the padded rows 0 .. ny-1 as one sequence, ghost columns included); its first kTC
 // threads eliminate levels 0 .. m = ceil(nz/2) - 1 of their columns upwards (the Thomas sweep), the other
@@ -335,21 +338,16 @@ constexpr size_t twist_smem() {
 // mixed, +2 % at 256^2 and -2 % at 512^2). At 256^2 ncu of one launch with flushed caches shows no change
 // (35.7 us): there the gain is the inputs kept in L2 between back-to-back launches; the larger gains at 512^2
 // and 1024^2 (working sets of 0.5 and 2 GB) were not profiled. Stores stay streaming (st.global.cs).
-// kMem = 2, 3, 4 (measurement: `twistq8gh`, `twistq8gh128`, `twistq8gna`): the read-only load with the
-// L2 prefetch-size hint of 256 or 128 bytes (the L2 fetches the whole aligned block around the access), or
-// without allocating in L1 (L1::no_allocate).
+// kMem = 3, the default since this was measured (`twistq8gh128` = `auto`): the read-only load with the
+// L2 prefetch-size hint of 128 bytes (ld_hint.hpp: +2 % / +2.5-3 % / +3 % at 256^2 / 512^2 / 1024^2 x 80
+// against kMem = 1, e24ecf6); kMem = 2 and 4 (measurement: `twistq8gh`, `twistq8gna`): the 256-byte hint,
+// or loads that do not allocate in L1 (L1::no_allocate, 5-13 % slower).
 template <int kMem>
 __device__ __forceinline__ double twist_load(const double* p) {
   if constexpr (kMem == 1) return __ldg(p);
-  else if constexpr (kMem == 2) {
-    double v;
-    asm volatile("ld.global.nc.L2::256B.f64 %0, [%1];" : "=d"(v) : "l"(p));
-    return v;
-  } else if constexpr (kMem == 3) {
-    double v;
-    asm volatile("ld.global.nc.L2::128B.f64 %0, [%1];" : "=d"(v) : "l"(p));
-    return v;
-  } else if constexpr (kMem == 4) {
+  else if constexpr (kMem == 2) return ldg_l2_256(p);
+  else if constexpr (kMem == 3) return ldg_l2_128(p);
+  else if constexpr (kMem == 4) {
     double v;
     asm volatile("ld.global.nc.L1::no_allocate.f64 %0, [%1];" : "=d"(v) : "l"(p));
     return v;
@@ -570,10 +568,11 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
                   "': expected auto, twistq6, twistq6cs, twistq8g, twistq8gh, twistq8gh128, twistq8gna, twistq4, twistq8, twistb4, "
                   "twisto4, ring, reg, smem, ringf or regf");
-  // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path, up to
-  // kRegLevels levels (0.779 / 0.856 / 0.899 of copy at 256^2 / 512^2 / 1024^2 x 80 against 0.775-0.777 /
-  // 0.835-0.837 / 0.893-0.894 with 6 ahead in the same run, 5c7e6ba; 0.626 / 0.631 / 0.672 for the one-thread
-  // forms at 6f7dffd).
+  // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path with
+  // the L2 128-byte hint, up to kRegLevels levels (0.786-0.787 / 0.866-0.871 / 0.913-0.915 of copy at 256^2 /
+  // 512^2 / 1024^2 x 80 against 0.771-0.773 / 0.845 / 0.885-0.889 without the hint, e24ecf6; 8 ahead against 6:
+  // 0.779 / 0.856 / 0.899 against 0.775-0.777 / 0.835-0.837 / 0.893-0.894, 5c7e6ba; 0.626 / 0.631 / 0.672 for
+  // the one-thread forms at 6f7dffd).
   const int tc = want == "twistb4" ? 32 : want == "twisto4" ? 128 : want.rfind("twistq", 0) == 0 || want == "auto" ? 64 : 0;
   if (tc && gr.nz <= kRegLevels) {
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
@@ -593,11 +592,11 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
     else if (want == "twistq6cs") go(vadv_column_twist<64, 6, 0>, twist_smem<64>(), rcs);
     else if (want == "twistq6") go(vadv_column_twist<64, 6, 1>, twist_smem<64>(), r6g);
+    else if (want == "twistq8g") go(vadv_column_twist<64, 8, 1>, twist_smem<64>(), r64b);
     else if (want == "twistq8gh") go(vadv_column_twist<64, 8, 2>, twist_smem<64>(), rh);
-    else if (want == "twistq8gh128") go(vadv_column_twist<64, 8, 3>, twist_smem<64>(), rh1);
     else if (want == "twistq8gna") go(vadv_column_twist<64, 8, 4>, twist_smem<64>(), rna);
-    else if (unsigned long long* st = timeline_slot(tg.x)) go(vadv_column_twist<64, 8, 1, true>, twist_smem<64>(), rst, st);
-    else go(vadv_column_twist<64, 8, 1>, twist_smem<64>(), r64b);  // auto, twistq8g
+    else if (unsigned long long* st = timeline_slot(tg.x)) go(vadv_column_twist<64, 8, 3, true>, twist_smem<64>(), rst, st);
+    else go(vadv_column_twist<64, 8, 3>, twist_smem<64>(), rh1);  // auto, twistq8gh128
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
   }
