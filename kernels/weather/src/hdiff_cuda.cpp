@@ -30,7 +30,6 @@
 #include "tessera/core/cuda_check.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/weather/hdiff.hpp"
-#include "ld_hint.hpp"
 #include "pdl_launch.hpp"
 
 namespace tessera::weather::detail {
@@ -45,14 +44,7 @@ constexpr int kOut = 28;  // outputs per warp along x
 // with a few columns at the end of a row (at 256^2 ten warps of 28 cover a row, of which the tenth outputs
 // 4 columns; flat: 9.3 warps per band row). Straddling is exact because the lanes at the seam are ghost
 // columns (g >= 2): the values they exchange by shuffles across the seam feed no output.
-// kHint: the loads carry the L2 128-byte prefetch-size hint (ld_hint.hpp; measurement: the `...h` shapes).
-template <bool kHint>
-__device__ __forceinline__ double strip_load(const double* p) {
-  if constexpr (kHint) return ldg_l2_128(p);
-  else return __ldg(p);
-}
-
-template <int R, int kWarps, bool Flat, bool kHint = false>
+template <int R, int kWarps, bool Flat>
 __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double* __restrict__ in,
                                                                const double* __restrict__ coeff, double coeff0,
                                                                double* __restrict__ out) {
@@ -81,10 +73,10 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
   auto west = [](double v) { return __shfl_up_sync(all, v, 1); };
   double a[R + 4], cf[R];  // a[m] = in(row js - 2 + m); cf[m] = coeff(row js + m)
 #pragma unroll
-  for (int m = 0; m < R + 4; ++m) a[m] = col_ok && js - 2 + m <= je + 1 ? strip_load<kHint>(in + base + sx * (m - 2)) : 0.0;
+  for (int m = 0; m < R + 4; ++m) a[m] = col_ok && js - 2 + m <= je + 1 ? __ldg(in + base + sx * (m - 2)) : 0.0;
 #pragma unroll
   for (int m = 0; m < R; ++m)
-    cf[m] = coeff ? (out_ok && js + m < je ? strip_load<kHint>(coeff + base + sx * m) : 0.0) : coeff0;
+    cf[m] = coeff ? (out_ok && js + m < je ? __ldg(coeff + base + sx * m) : 0.0) : coeff0;
   double lm1 = HdiffPoint::lap5(a[1], east(a[1]), west(a[1]), a[2], a[0]);
   double e0 = east(a[2]), w0 = west(a[2]);
   double l0 = HdiffPoint::lap5(a[2], e0, w0, a[3], a[1]);
@@ -102,7 +94,7 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
   }
 }
 
-template <int R, int kWarps, bool Flat, bool kHint = false>
+template <int R, int kWarps, bool Flat>
 void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                   double* out) {
   const int64_t strips = (gr.ny + R - 1) / R;
@@ -121,7 +113,7 @@ void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const 
   // until that kernel has completed and its writes are visible. Measured on an H200: +3.5 % at 256^2 x 80
   // in back-to-back launches (0.778 -> 0.805 of copy), +1-2 % at 512^2 and 1024^2.
   // TESSERA_HDIFF_PDL=0 turns it off (read per call).
-  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip<R, kWarps, Flat, kHint>, grid, dim3(32, kWarps), 0,
+  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip<R, kWarps, Flat>, grid, dim3(32, kWarps), 0,
                    static_cast<cudaStream_t>(ex.stream), gr, in, coeff, coeff0, out);
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip");
 }
@@ -145,9 +137,7 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
       {"strip8", launch_strip<8, 4, false>},   {"strip16", launch_strip<16, 4, false>},
       {"strip5f8", launch_strip<5, 8, true>},  {"strip6f8", launch_strip<6, 8, true>},
       {"strip8f", launch_strip<8, 4, true>},   {"strip8f8", launch_strip<8, 8, true>},
-      {"strip12f", launch_strip<12, 4, true>}, {"strip16f", launch_strip<16, 4, true>},
-      {"strip5f8h", launch_strip<5, 8, true, true>}, {"strip8f8h", launch_strip<8, 8, true, true>},
-      {"strip12fh", launch_strip<12, 4, true, true>}};
+      {"strip12f", launch_strip<12, 4, true>}, {"strip16f", launch_strip<16, 4, true>}};
   L launch = nullptr;
   if (kind == "auto") {
     const int64_t points = gr.nx * gr.ny * gr.nz;
