@@ -219,6 +219,10 @@ TEST_CASE("quad kernel equals the one-cell kernel bit for bit, and the reference
               const tessera::test::ScopedEnv pf("TESSERA_LBM_PREFETCH", kib);
               REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
             }
+            {  // the L2 128-byte hint on the loads (force-free BGK; a hint: the same bits)
+              const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", "1");
+              REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
+            }
           }
         }
 }
@@ -250,6 +254,10 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
             }
             if (!forced) {
               const tessera::test::ScopedEnv terms("TESSERA_LBM_FORCE_TERMS", "1");
+              REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
+            }
+            {  // the L2 128-byte hint on the 32-bit kernel's loads (force-free BGK; a hint: the same bits)
+              const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", "1");
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
             // The L2 prefetch ahead (a hint: the same values): off, a few cells ahead, past the last cell.

@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "tessera/core/cuda_check.hpp"
+#include "tuned_ld_hint.hpp"
 #include "tuned_prefetch.hpp"
 #endif
 
@@ -60,6 +61,8 @@ __constant__ WallTable c_walls;
 using detail::l2_prefetch_block;
 using detail::make_prefetch;
 using detail::Prefetch;
+using detail::l2hint_wanted;
+using detail::ld_pop;
 
 // KF: the step has a force (uniform or per-cell); false drops the force terms (collide_cell).
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
@@ -105,7 +108,9 @@ __device__ inline uint32_t offset32(int q, const Geom32& g) {
   return offset_u<L, uint32_t>(q, g.px, g.pxy);
 }
 
-template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
+// H: the loads of the even step and of the odd step's cells without a wall neighbour carry the L2 128-byte
+// hint (tuned_ld_hint.hpp; TESSERA_LBM_L2HINT=1, force-free BGK only).
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
                            Geom32 g, Prefetch pf) {
@@ -121,11 +126,12 @@ __global__ void __launch_bounds__(BX, MB)
   A fq[Q];
   if (!odd) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(f[uint32_t(q) * g.n + c]));
+    for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(f + (uint32_t(q) * g.n + c))));
   } else if (free) {
-    fq[0] = A(Storage<S>::load(f[c]));
+    fq[0] = A(Storage<S>::load(ld_pop<H>(f + c)));
     TESSERA_LBM_UNROLL
-    for (int q = 1; q < Q; ++q) fq[q] = A(Storage<S>::load(f[uint32_t(opposite(q)) * g.n + (c - offset32<L>(q, g))]));
+    for (int q = 1; q < Q; ++q)
+      fq[q] = A(Storage<S>::load(ld_pop<H>(f + (uint32_t(opposite(q)) * g.n + (c - offset32<L>(q, g))))));
   } else {
     aa_load<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
   }
@@ -264,6 +270,12 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
       constexpr bool KF = decltype(kf)::value;
       if (use32) {
         const Geom32 g32 = make_geom32(g);
+        if constexpr (!KF && K == CollisionKind::BGK)
+          if (l2hint_wanted()) {
+            stream_collide_tuned32<L, S, K, BX, MB, KF, true>
+                <<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
+            return;
+          }
         stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
       } else {
         stream_collide_tuned<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pf);

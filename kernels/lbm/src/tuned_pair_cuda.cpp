@@ -117,12 +117,13 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f,
                               threadIdx.x & 31u);
 }
 
-// The quad kernel: the block's 4 BX cells of plane blockIdx.y start at quad_base + 4 BX blockIdx.x.
-template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
+// The quad kernel: the block's 4 BX cells of plane blockIdx.y start at quad_base + 4 BX blockIdx.x. H: the
+// loads with the L2 128-byte hint (TESSERA_LBM_L2HINT=1, force-free BGK only).
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                               StepArgs<float> a, QuadGeom g, Prefetch pf) {
   l2_prefetch_block<S, L::Q>(f, false, int64_t(quad_base(g, blockIdx.y)) + int64_t(4 * BX) * blockIdx.x, 4 * BX, pf);
-  quad_update_even<L, S, K, KF>(f, flags, a, g, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y);
+  quad_update_even<L, S, K, KF, H>(f, flags, a, g, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y);
 }
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad_odd(S* __restrict__ f, const uint8_t* __restrict__ flags,
@@ -174,6 +175,13 @@ void go_quad(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool fo
     if (force) stream_collide_quad_odd<L, S, K, BX, MBO, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
     else stream_collide_quad_odd<L, S, K, BX, MBO, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
   } else {
+    bool hinted = false;
+    if constexpr (K == CollisionKind::BGK)
+      if (!force && l2hint_wanted()) {
+        stream_collide_quad<L, S, K, BX, MB, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
+        hinted = true;
+      }
+    if (hinted) return;
     if (force) stream_collide_quad<L, S, K, BX, MB, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
     else stream_collide_quad<L, S, K, BX, MB, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
   }

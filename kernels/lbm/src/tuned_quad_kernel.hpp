@@ -26,6 +26,8 @@
 #pragma once
 #include <cstdint>
 
+#include "tuned_ld_hint.hpp"
+
 namespace tessera::lbm::detail {
 
 // Four storage values of one population (cells c .. c + 3) as one aligned access. Element indices j are
@@ -116,8 +118,8 @@ __device__ inline void quad_put(S* __restrict__ f, uint32_t e, const V& v, uint3
 }
 
 // The even-step update of thread t of plane k. KF: the step has a force (uniform or per-cell); false drops
-// the force terms (collide_cell's force-free form).
-template <class L, class S, CollisionKind K, bool KF = true>
+// the force terms (collide_cell's force-free form). H: the loads carry the L2 128-byte hint (tuned_ld_hint.hpp).
+template <class L, class S, CollisionKind K, bool KF = true, bool H = false>
 __device__ inline void quad_update_even(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
                                         const QuadGeom& g, uint32_t t, uint32_t k) {
   using O = QuadOps<S>;
@@ -142,7 +144,7 @@ __device__ inline void quad_update_even(S* __restrict__ f, const uint8_t* __rest
   const uint32_t n = g.n;
   V v[Q];
   TESSERA_LBM_UNROLL
-  for (int q = 0; q < Q; ++q) v[q] = *reinterpret_cast<const V*>(f + (uint32_t(q) * n + c));
+  for (int q = 0; q < Q; ++q) v[q] = ld_pop<H>(reinterpret_cast<const V*>(f + (uint32_t(q) * n + c)));
   TESSERA_LBM_UNROLL
   for (int j = 0; j < 4; ++j) {
     float x[Q];

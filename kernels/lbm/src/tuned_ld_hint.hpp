@@ -1,0 +1,76 @@
+// Internal: loads of population storage with the L2 128-byte prefetch-size hint (ld.global.L2::128B,
+// sm_80+: on a miss the L2 fetches the whole aligned 128-byte line, not only the sectors asked for), for
+// the tuned LBM kernels' TESSERA_LBM_L2HINT=1 (measurement; docs/performance.md, LBM item 19). The same
+// hint made the COSMO vadv kernel 2-3 % faster (kernels/weather/src/ld_hint.hpp). Plain loads where the
+// code is compiled for the host (test_lbm_tuned's warp emulation). Each asm carries a "memory" clobber, so
+// the compiler keeps it before the kernel's later stores to the same cells, as for a plain load.
+#pragma once
+#include <cstdint>
+#include <cstdlib>
+
+#include "tessera/lbm/half.hpp"
+
+namespace tessera::lbm::detail {
+
+template <class T>
+__device__ inline T ld_l2_128(const T* p);
+
+template <>
+__device__ inline float ld_l2_128<float>(const float* p) {
+#if defined(__CUDA_ARCH__)
+  float v;
+  asm volatile("ld.global.L2::128B.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
+  return v;
+#else
+  return *p;
+#endif
+}
+template <>
+__device__ inline half_t ld_l2_128<half_t>(const half_t* p) {
+#if defined(__CUDA_ARCH__)
+  unsigned short b;
+  asm volatile("ld.global.L2::128B.u16 %0, [%1];" : "=h"(b) : "l"(p) : "memory");
+  return half_t{uint16_t(b)};
+#else
+  return *p;
+#endif
+}
+template <>
+__device__ inline float4 ld_l2_128<float4>(const float4* p) {
+#if defined(__CUDA_ARCH__)
+  float4 v;
+  asm volatile("ld.global.L2::128B.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+#else
+  return *p;
+#endif
+}
+template <>
+__device__ inline uint2 ld_l2_128<uint2>(const uint2* p) {
+#if defined(__CUDA_ARCH__)
+  uint2 v;
+  asm volatile("ld.global.L2::128B.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p) : "memory");
+  return v;
+#else
+  return *p;
+#endif
+}
+
+// A load of *p, hinted when H.
+template <bool H, class T>
+__device__ inline T ld_pop(const T* p) {
+  if constexpr (H) return ld_l2_128(p);
+  else return *p;
+}
+
+// TESSERA_LBM_L2HINT=1: the hinted loads in the even steps of the quad kernel and in the 32-bit one-cell
+// kernel (both steps), for the force-free BGK collision (read per launch: benchmarks and tests switch it).
+inline bool l2hint_wanted() {
+  const char* e = std::getenv("TESSERA_LBM_L2HINT");
+  return e && e[0] == '1';
+}
+
+}  // namespace tessera::lbm::detail
