@@ -219,8 +219,9 @@ TEST_CASE("quad kernel equals the one-cell kernel bit for bit, and the reference
               const tessera::test::ScopedEnv pf("TESSERA_LBM_PREFETCH", kib);
               REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
             }
-            {  // the L2 128-byte hint on the loads (force-free BGK; a hint: the same bits)
-              const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", "1");
+            for (const char* h : {"on", "off"}) {  // the L2 128-byte hint on the loads (force-free BGK): the same bits
+              INFO("TESSERA_LBM_L2HINT " << h);
+              const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", h);
               REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
             }
           }
@@ -256,8 +257,9 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
               const tessera::test::ScopedEnv terms("TESSERA_LBM_FORCE_TERMS", "1");
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
-            {  // the L2 128-byte hint on the 32-bit kernel's loads (force-free BGK; a hint: the same bits)
-              const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", "1");
+            for (const char* h : {"on", "off"}) {  // the L2 128-byte hint on the 32-bit kernel's loads: the same bits
+              INFO("TESSERA_LBM_L2HINT " << h);
+              const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", h);
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
             // The L2 prefetch ahead (a hint: the same values): off, a few cells ahead, past the last cell.
@@ -552,6 +554,41 @@ void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
   }
 }
 }  // namespace
+
+// Which storage the L2-hinted loads are chosen for (tuned_ld_hint.hpp; the GPU tests above require the same
+// bits with the hint on and off).
+TEST_CASE("TESSERA_LBM_L2HINT: auto is on for fp16 storage only, on / off force it, other values are refused",
+          "[lbm]") {
+  using tessera::lbm::detail::l2hint_wanted;
+  unsetenv("TESSERA_LBM_L2HINT");
+  REQUIRE(l2hint_wanted(true));
+  REQUIRE_FALSE(l2hint_wanted(false));
+  for (const char* v : {"auto", ""}) {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_L2HINT", v);
+    REQUIRE(l2hint_wanted(true));
+    REQUIRE_FALSE(l2hint_wanted(false));
+  }
+  for (const char* v : {"on", "1"}) {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_L2HINT", v);
+    REQUIRE(l2hint_wanted(true));
+    REQUIRE(l2hint_wanted(false));
+  }
+  for (const char* v : {"off", "0"}) {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_L2HINT", v);
+    REQUIRE_FALSE(l2hint_wanted(true));
+    REQUIRE_FALSE(l2hint_wanted(false));
+  }
+  const tessera::test::ScopedEnv bad("TESSERA_LBM_L2HINT", "yes");
+  std::string msg;
+  try {
+    l2hint_wanted(true);
+  } catch (const std::exception& e) {
+    msg = e.what();
+  }
+  INFO(msg);
+  REQUIRE(msg.find("TESSERA_LBM_L2HINT='yes'") != std::string::npos);
+  REQUIRE(msg.find("expected on, off or auto") != std::string::npos);
+}
 
 // The quad kernel runs BGK only, as the launcher picks it.
 TEST_CASE("quad kernel: emulated on the host, it gives the reference's bits", "[lbm]") {

@@ -109,7 +109,7 @@ __device__ inline uint32_t offset32(int q, const Geom32& g) {
 }
 
 // H: the loads of the even step and of the odd step's cells without a wall neighbour carry the L2 128-byte
-// hint (tuned_ld_hint.hpp; TESSERA_LBM_L2HINT=1, force-free BGK only).
+// hint (tuned_ld_hint.hpp: force-free BGK, by default with fp16 storage; TESSERA_LBM_L2HINT).
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
@@ -271,7 +271,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
       if (use32) {
         const Geom32 g32 = make_geom32(g);
         if constexpr (!KF && K == CollisionKind::BGK)
-          if (l2hint_wanted()) {
+          if (l2hint_wanted(std::is_same_v<S, half_t>)) {
             stream_collide_tuned32<L, S, K, BX, MB, KF, true>
                 <<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
             return;

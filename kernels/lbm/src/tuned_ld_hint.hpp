@@ -1,13 +1,15 @@
 // Internal: loads of population storage with the L2 128-byte prefetch-size hint (ld.global.L2::128B,
 // sm_80+: on a miss the L2 fetches the whole aligned 128-byte line, not only the sectors asked for), for
-// the tuned LBM kernels' TESSERA_LBM_L2HINT=1 (measurement; docs/performance.md, LBM item 19). The same
+// the tuned LBM kernels with fp16 storage (l2hint_wanted below; docs/performance.md, LBM item 19). The same
 // hint made the COSMO vadv kernel 2-3 % faster (kernels/weather/src/ld_hint.hpp). Plain loads where the
 // code is compiled for the host (test_lbm_tuned's warp emulation). Each asm carries a "memory" clobber, so
 // the compiler keeps it before the kernel's later stores to the same cells, as for a plain load.
 #pragma once
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
+#include "tessera/core/error.hpp"
 #include "tessera/lbm/half.hpp"
 
 namespace tessera::lbm::detail {
@@ -66,11 +68,18 @@ __device__ inline T ld_pop(const T* p) {
   else return *p;
 }
 
-// TESSERA_LBM_L2HINT=1: the hinted loads in the even steps of the quad kernel and in the 32-bit one-cell
-// kernel (both steps), for the force-free BGK collision (read per launch: benchmarks and tests switch it).
-inline bool l2hint_wanted() {
+// Whether the quad kernel's even steps and the 32-bit one-cell kernel (both steps) load with the hint, for
+// the force-free BGK collision, with fp16 storage if fp16 (read per launch: benchmarks and tests switch it).
+// TESSERA_LBM_L2HINT: "on" / "1", "off" / "0", or unset / "auto": on for fp16 storage, off for fp32. Measured
+// on an H200 (docs/performance.md, LBM item 19, e29c996, two passes): fp16 +2 % D3Q19 / +4 % D3Q27 in the
+// periodic box and +8-11 % / +4-5 % with walls at 256^3 and 512^3; D3Q19 fp32 (its quad even steps) -0.7 %.
+inline bool l2hint_wanted(bool fp16) {
   const char* e = std::getenv("TESSERA_LBM_L2HINT");
-  return e && e[0] == '1';
+  const std::string v = e ? e : "";
+  if (v.empty() || v == "auto") return fp16;
+  if (v == "on" || v == "1") return true;
+  if (v == "off" || v == "0") return false;
+  TESSERA_THROW("TESSERA_LBM_L2HINT='" + v + "': expected on, off or auto (unset: auto, on for fp16 storage)");
 }
 
 }  // namespace tessera::lbm::detail

@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f,
 }
 
 // The quad kernel: the block's 4 BX cells of plane blockIdx.y start at quad_base + 4 BX blockIdx.x. H: the
-// loads with the L2 128-byte hint (TESSERA_LBM_L2HINT=1, force-free BGK only).
+// loads with the L2 128-byte hint (force-free BGK, by default with fp16 storage: tuned_ld_hint.hpp).
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                               StepArgs<float> a, QuadGeom g, Prefetch pf) {
@@ -177,7 +177,7 @@ void go_quad(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool fo
   } else {
     bool hinted = false;
     if constexpr (K == CollisionKind::BGK)
-      if (!force && l2hint_wanted()) {
+      if (!force && l2hint_wanted(std::is_same_v<S, half_t>)) {
         stream_collide_quad<L, S, K, BX, MB, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
         hinted = true;
       }
