@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Summarise a vadv block timeline (TESSERA_VADV_TIMELINE=path; vadv_cuda.cpp writes the CSV).
 
-Usage: vadv_timeline.py timeline.csv [--skip 10] [--json out.json]
+Usage: vadv_timeline.py timeline.csv [--skip 10] [--slots 4] [--json out.json]
 
 Per launch (the first --skip launches, the warm-up, are left out; medians over the rest, in us):
   span      first block start (past pdl_enter) to last block end
   gap       last block end of this launch to the first block start of the next
-  waves     blocks per multiprocessor slot: wave w of an SM = its blocks ordered by start, 4 per wave
+  waves     wave w of an SM = its blocks ordered by start, --slots per wave (the resident blocks per SM:
+            4 for the default twisted kernel, 128 registers and 41 KB of shared memory per block)
   dur[w]    block duration (end - start) of wave w: median and 5-95 % range
   end1      spread of the first wave's block ends (5 % .. 95 % .. max after the first end)
   tail      last block end minus the median end of the last wave's blocks
@@ -28,6 +29,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("csv")
     ap.add_argument("--skip", type=int, default=10)
+    ap.add_argument("--slots", type=int, default=4)
     ap.add_argument("--json")
     a = ap.parse_args()
     launches = defaultdict(list)
@@ -47,7 +49,7 @@ def main():
         by_sm = defaultdict(list)
         for b in bl:
             by_sm[b[0]].append(b)
-        slots = max(4, 1)
+        slots = max(a.slots, 1)
         waves = defaultdict(list)
         for sm, bs in by_sm.items():
             bs.sort(key=lambda b: b[2])
@@ -91,7 +93,7 @@ def main():
         for b in bl:
             by_sm[b[0]].append(b)
         for sm, bs in by_sm.items():
-            for b in bs[:4]:
+            for b in bs[: a.slots]:
                 sm_d[sm].append(b[3] - b[2])
     sm_med = {sm: st.median(v) / 1e3 for sm, v in sorted(sm_d.items())}
     summ["sm_wave0_duration_median_us"] = sm_med
