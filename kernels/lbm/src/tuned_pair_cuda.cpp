@@ -175,13 +175,11 @@ void go_quad(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool fo
     if (force) stream_collide_quad_odd<L, S, K, BX, MBO, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
     else stream_collide_quad_odd<L, S, K, BX, MBO, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
   } else {
-    bool hinted = false;
     if constexpr (K == CollisionKind::BGK)
       if (!force && l2hint_wanted(std::is_same_v<S, half_t>)) {
         stream_collide_quad<L, S, K, BX, MB, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
-        hinted = true;
+        return;
       }
-    if (hinted) return;
     if (force) stream_collide_quad<L, S, K, BX, MB, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
     else stream_collide_quad<L, S, K, BX, MB, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
   }

@@ -347,11 +347,8 @@ __device__ __forceinline__ double twist_load(const double* p) {
   if constexpr (kMem == 1) return __ldg(p);
   else if constexpr (kMem == 2) return ldg_l2_256(p);
   else if constexpr (kMem == 3) return ldg_l2_128(p);
-  else if constexpr (kMem == 4) {
-    double v;
-    asm volatile("ld.global.nc.L1::no_allocate.f64 %0, [%1];" : "=d"(v) : "l"(p));
-    return v;
-  } else return __ldcs(p);
+  else if constexpr (kMem == 4) return ldg_l1_no_allocate(p);
+  else return __ldcs(p);
 }
 
 // The global timer (ns) and the multiprocessor of the calling thread, for the block timeline below.
