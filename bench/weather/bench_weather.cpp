@@ -143,7 +143,8 @@ void bench_vadv(exec::Space sp, const bench::Ceiling& c, int64_t n, int64_t nz, 
   // CUDA path keeps them on chip.
   const bool on_chip = !portable && sp == exec::Space::Device && TESSERA_HAVE_CUDA;
   r.set("scratch_bytes_not_counted", on_chip ? 0.0 : 2.0 * 8.0 * double(n * n * nz));
-  if (const char* v = std::getenv("TESSERA_VADV_KERNEL")) r.set("TESSERA_VADV_KERNEL", v);  // vadv_cuda.cpp's variant
+  for (const char* k : {"TESSERA_VADV_KERNEL", "TESSERA_VADV_BLOCKS"})  // vadv_cuda.cpp's variant knobs
+    if (const char* v = std::getenv(k)) r.set(k, v);
   finish(r, c, ms, 3.0 * 8.0 * double(n * n * nz), double(n * n * nz));
 }
 

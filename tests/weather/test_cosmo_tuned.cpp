@@ -128,6 +128,36 @@ TEST_CASE("an unknown TESSERA_VADV_KERNEL is refused with the names that exist",
                      {"twistq4", "regf", "auto"});
 }
 
+TEST_CASE("TESSERA_VADV_BLOCKS caps the twisted forms' blocks per multiprocessor without changing a bit",
+          "[weather][vadv][gpu]") {
+  TESSERA_GPU_TEST();
+  // Enough columns for several waves of blocks at every cap (1, 2, 3 blocks per multiprocessor and none).
+  const Grid gr = make_grid(200, 180, 1.0, 1.0, 2, 80);
+  const size_t n3 = size_t(gr.size3());
+  const auto phi = random_field(n3, 0.0, 1.0, 410);
+  const auto w = random_field(n3, -1.0, 1.0, 411);
+  const VadvParams vp{10.0, 50.0, 0.6};
+  const exec::Exec ex(exec::Space::Device);
+  Buffer<double> a(n3, MemKind::Device), ww(n3, MemKind::Device), sc(n3, MemKind::Device), o(n3, MemKind::Device);
+  upload(a, phi);
+  upload(ww, w);
+  o.zero();
+  vadv_columns_portable_twisted(ex, gr, vp, a.data(), ww.data(), sc.data(), o.data());
+  exec::fence(ex);
+  const auto ref = download(o);
+  const std::string kernel = GENERATE(std::string("auto"), std::string("twistd16"), std::string("twistbd16"));
+  const std::string blocks = GENERATE(std::string("1"), std::string("2"), std::string("3"), std::string());
+  const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
+  const ScopedEnv kb("TESSERA_VADV_BLOCKS", blocks);
+  o.zero();
+  vadv_columns(ex, gr, vp, a.data(), ww.data(), sc.data(), o.data());
+  exec::fence(ex);
+  INFO("kernel " << kernel << ", blocks '" << blocks << "'");
+  CHECK(max_diff(gr, download(o), ref) == 0.0);
+  check_knob_refused("TESSERA_VADV_BLOCKS", "0",
+                     [&] { vadv_columns(ex, gr, vp, a.data(), ww.data(), sc.data(), o.data()); }, {"1 or more"});
+}
+
 TEST_CASE("an unknown TESSERA_HDIFF_KERNEL is refused with the names that exist", "[weather][hdiff][gpu]") {
   TESSERA_GPU_TEST();
   const Grid gr = make_grid(40, 30, 1.0, 1.0, 2, 2);
@@ -217,7 +247,9 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
                                       std::string("ringf"), std::string("regf"), std::string("twistb4"),
                                       std::string("twistq4"), std::string("twistq6"), std::string("twistq8"),
                                       std::string("twisto4"), std::string("twistq6cs"), std::string("twistq8g"),
-                                      std::string("twistq8gh"), std::string("twistq8gh128"), std::string("twistq8gna"));
+                                      std::string("twistq8gh"), std::string("twistq8gh128"), std::string("twistq8gna"),
+                                      std::string("twistd12"), std::string("twistd16"), std::string("twistd20"),
+                                      std::string("twistbd16"));
   const bool twisted = (kernel == "auto" || kernel.rfind("twist", 0) == 0) && nz <= 80;
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).

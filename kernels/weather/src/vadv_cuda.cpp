@@ -40,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/core/cuda_check.hpp"
@@ -534,6 +535,25 @@ void allow_smem(Kernel k, size_t bytes, size_t& raised) {
   raised = bytes;
 }
 
+// TESSERA_VADV_BLOCKS=n (measurement): at most n blocks of the twisted forms per multiprocessor, by asking
+// each block for enough dynamic shared memory that n + 1 do not fit (the registers may allow fewer).
+size_t blocks_cap_smem(size_t bytes) {
+  const char* c = std::getenv("TESSERA_VADV_BLOCKS");
+  if (!c || !*c) return bytes;
+  const int n = std::atoi(c);
+  if (n < 1) TESSERA_THROW(std::string("TESSERA_VADV_BLOCKS='") + c + "': expected a whole number of blocks, 1 or more");
+  static const std::pair<int, int> sm = [] {  // shared memory per multiprocessor, reserved per block
+    int dev = 0, a = 0, r = 0;
+    TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&a, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&r, cudaDevAttrReservedSharedMemoryPerBlock, dev));
+    return std::pair<int, int>{a, r};
+  }();
+  // n + 1 blocks need more than the multiprocessor has: (n + 1) (bytes + reserved) > per SM.
+  const size_t cap = (size_t(sm.first) / size_t(n + 1) - size_t(sm.second) + 16) & ~size_t(15);
+  return std::max(bytes, cap);
+}
+
 // TESSERA_VADV_CARVEOUT (measurement): the shared-memory carveout preference in percent for the next launch
 // (`default` lets the driver choose); unset keeps each form's own choice.
 template <class Kernel>
@@ -561,29 +581,39 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   const std::string want = e && *e ? e : "auto";
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
-      want != "twistq6cs" && want != "twistq8g" && want != "twistq8gh" && want != "twistq8gh128" && want != "twistq8gna")
+      want != "twistq6cs" && want != "twistq8g" && want != "twistq8gh" && want != "twistq8gh128" && want != "twistq8gna" &&
+      want != "twistd12" && want != "twistd16" && want != "twistd20" && want != "twistbd16")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq8gh, twistq8gh128, twistq8gna, twistq4, twistq8, twistb4, "
-                  "twisto4, ring, reg, smem, ringf or regf");
+                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq8gh, twistq8gh128, twistq8gna, twistd12, twistd16, "
+                  "twistd20, twistbd16, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
   // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path with
   // the L2 128-byte hint, up to kRegLevels levels (0.786-0.787 / 0.866-0.871 / 0.913-0.915 of copy at 256^2 /
   // 512^2 / 1024^2 x 80 against 0.771-0.773 / 0.845 / 0.885-0.889 without the hint, e24ecf6; 8 ahead against 6:
   // 0.779 / 0.856 / 0.899 against 0.775-0.777 / 0.835-0.837 / 0.893-0.894, 5c7e6ba; 0.626 / 0.631 / 0.672 for
   // the one-thread forms at 6f7dffd).
-  const int tc = want == "twistb4" ? 32 : want == "twisto4" ? 128 : want.rfind("twistq", 0) == 0 || want == "auto" ? 64 : 0;
+  const int tc = want == "twistb4" || want == "twistbd16"                                         ? 32
+                 : want == "twisto4"                                                            ? 128
+                 : want.rfind("twistq", 0) == 0 || want.rfind("twistd", 0) == 0 || want == "auto" ? 64
+                                                                                                : 0;
   if (tc && gr.nz <= kRegLevels) {
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
     const VadvStep S = VadvStep::make(vp);
     const bool pdl = pdl_wanted("TESSERA_VADV_PDL");
     auto go = [&](auto kernel, size_t bytes, size_t& raised, unsigned long long* stamps = nullptr) {
+      bytes = blocks_cap_smem(bytes);
       allow_smem(kernel, bytes, raised);
       carveout_override(kernel);
       launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out, stamps);
     };
-    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, rst = 0, rh = 0, rh1 = 0, rna = 0;
+    static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, rst = 0, rh = 0, rh1 = 0, rna = 0,
+                  rd12 = 0, rd16 = 0, rd20 = 0, rbd16 = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
-    if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
+    if (want == "twistbd16") go(vadv_column_twist<32, 16, 3>, twist_smem<32>(), rbd16);
+    else if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
+    else if (want == "twistd12") go(vadv_column_twist<64, 12, 3>, twist_smem<64>(), rd12);
+    else if (want == "twistd16") go(vadv_column_twist<64, 16, 3>, twist_smem<64>(), rd16);
+    else if (want == "twistd20") go(vadv_column_twist<64, 20, 3>, twist_smem<64>(), rd20);
     else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
     else if (want == "twistq4") go(vadv_column_twist<64, 4, 0>, twist_smem<64>(), r64);
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
