@@ -196,10 +196,12 @@ bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells(
 
 // Whether the one-cell kernel takes its 32-bit index form: fp16 storage where Q x cells < 2^32; fp32 keeps
 // the 64-bit one, which measured 2 % faster (docs/performance.md). TESSERA_LBM_INDEX=64 forces the 64-bit
-// form (tests, measurement).
+// form, =32 the 32-bit one wherever it fits, fp32 included (tests, measurement).
 bool use_index32(const GridLayout& g, int q, Precision pr) {
   const char* ix = std::getenv("TESSERA_LBM_INDEX");
-  return pr == Precision::FP16 && fits32(g, q) && !(ix && std::string(ix) == "64");
+  const std::string v = ix ? ix : "";
+  if (v == "32") return fits32(g, q);
+  return pr == Precision::FP16 && fits32(g, q) && v != "64";
 }
 
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as

@@ -245,6 +245,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, con
     else if (v == "m1") go<L, S, K, D.bx, D.mb, 1>(st, s, a, pg, force);
     else if (v == "m2") go<L, S, K, D.bx, D.mb, 2>(st, s, a, pg, force);
     else if (v == "m4") go<L, S, K, D.bx, D.mb, 4>(st, s, a, pg, force);
+    else if (v == "m8") go<L, S, K, D.bx, D.mb, 8>(st, s, a, pg, force);
     else go<L, S, K, D.bx, D.mb, 0>(st, s, a, pg, force);
   } else {
     go<L, S, K, D.bx, D.mb, 0>(st, s, a, pg, force);

@@ -49,7 +49,8 @@ struct PairOps<half_t> {
 
 // Cache modes of the pair accesses (tuning; bits): 1 = loads with the L2 prefetch-size hint of 256 bytes
 // (PTX ld.global.L2::256B, sm_80+: the L2 fetches the whole 256-byte block around the access), 2 = stores
-// evict-first (st.global.cs), 4 = loads cached in L2 only (ld.global.cg). 0 = plain accesses.
+// evict-first (st.global.cs), 4 = loads cached in L2 only (ld.global.cg), 8 = loads with the 128-byte hint
+// (ld.global.L2::128B, as tuned_ld_hint.hpp; without 1 and 4). 0 = plain accesses.
 template <int M>
 __device__ inline float2 ld_pair(const float2* p) {
 #if defined(__CUDA_ARCH__)
@@ -62,6 +63,9 @@ __device__ inline float2 ld_pair(const float2* p) {
     return v;
   } else if constexpr ((M & 5) == 4) {
     return __ldcg(p);
+  } else if constexpr ((M & 8) != 0) {
+    asm volatile("ld.global.L2::128B.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p) : "memory");
+    return v;
   }
 #endif
   return *p;
@@ -78,6 +82,9 @@ __device__ inline uint32_t ld_pair(const uint32_t* p) {
     return v;
   } else if constexpr ((M & 5) == 4) {
     return __ldcg(reinterpret_cast<const unsigned int*>(p));
+  } else if constexpr ((M & 8) != 0) {
+    asm volatile("ld.global.L2::128B.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
   }
 #endif
   return *p;
