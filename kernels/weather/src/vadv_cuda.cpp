@@ -320,7 +320,10 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
 // ring of bulk copies in shared memory (cp.async.bulk + mbarrier, 3-5 levels: 0.64-0.77, capped by the
 // shared memory that c' leaves), and 12-16 levels ahead. The forms must not force the largest shared-memory
 // carveout: the loads in flight hold L1 lines, and with the carveout at 100 % twistb4 fell from 0.71-0.76 to
-// 0.65-0.66 (TESSERA_VADV_CARVEOUT measures it).
+// 0.65-0.66 (TESSERA_VADV_CARVEOUT measures it). Deeper windows (`twistd12/16/20`: 12-20 levels ahead,
+// 142-156 registers, 3 blocks per SM; `twistbd16`: 32 columns per block) and fewer resident blocks
+// (TESSERA_VADV_BLOCKS) were measured for shorter blocks at 256^2: level with the default at 192 columns
+// per SM with 16-20 ahead, slower at 128 (0.72 at 256^2, c84d815), so they stay measurement forms.
 constexpr int kTwistLevels = kRegLevels / 2;
 
 // c' only: the exchange reuses each thread's last c' slot, which the back substitution does not read. At
