@@ -253,6 +253,12 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
               const tessera::test::ScopedEnv wide("TESSERA_LBM_INDEX", "64");
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
+            for (const char* h : {"on", "off"}) {  // the 32-bit form for every storage, hinted or not
+              INFO("TESSERA_LBM_INDEX 32, TESSERA_LBM_L2HINT " << h);
+              const tessera::test::ScopedEnv narrow("TESSERA_LBM_INDEX", "32");
+              const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", h);
+              REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
+            }
             if (!forced) {
               const tessera::test::ScopedEnv terms("TESSERA_LBM_FORCE_TERMS", "1");
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
@@ -270,6 +276,26 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
           }
+}
+
+// Which index form the one-cell kernel takes by default (tuned_cuda.cpp, use_index32): 32-bit for fp16
+// storage and for D3Q27, 64-bit for D3Q19 fp32; TESSERA_LBM_INDEX=64 / 32 force either.
+TEST_CASE("one-cell kernel: the index form by lattice and storage", "[lbm][gpu]") {
+  TESSERA_GPU_TEST();
+  const tessera::test::ScopedEnv quad("TESSERA_LBM_QUAD", "off"), pair("TESSERA_LBM_PAIR", "off");
+  for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
+    for (Precision pr : {Precision::FP32, Precision::FP16}) {
+      INFO(to_string(k) << " " << to_string(pr));
+      const LatticeState s(k, pr, grid_for(k, 16, 8, 8), exec::Space::Device);
+      const bool narrow = pr == Precision::FP16 || k == LatticeKind::D3Q27;
+      REQUIRE(std::string(tuned_kernel_form(s, CollisionKind::BGK)) == (narrow ? "one-cell-32" : "one-cell"));
+      {
+        const tessera::test::ScopedEnv wide("TESSERA_LBM_INDEX", "64");
+        REQUIRE(std::string(tuned_kernel_form(s, CollisionKind::BGK)) == "one-cell");
+      }
+      const tessera::test::ScopedEnv n32("TESSERA_LBM_INDEX", "32");
+      REQUIRE(std::string(tuned_kernel_form(s, CollisionKind::BGK)) == "one-cell-32");
+    }
 }
 
 // stream_pattern_only (bench_lbm --kernel pattern) moves the data as the tuned kernel's streaming does:
@@ -557,7 +583,7 @@ void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
 
 // Which storage the L2-hinted loads are chosen for (tuned_ld_hint.hpp; the GPU tests above require the same
 // bits with the hint on and off).
-TEST_CASE("TESSERA_LBM_L2HINT: auto is on for fp16 storage only, on / off force it, other values are refused",
+TEST_CASE("TESSERA_LBM_L2HINT: auto takes the caller's choice (fp16, D3Q27), on / off force it, other values are refused",
           "[lbm]") {
   using tessera::lbm::detail::l2hint_wanted;
   unsetenv("TESSERA_LBM_L2HINT");

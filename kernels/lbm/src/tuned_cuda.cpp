@@ -109,7 +109,7 @@ __device__ inline uint32_t offset32(int q, const Geom32& g) {
 }
 
 // H: the loads of the even step and of the odd step's cells without a wall neighbour carry the L2 128-byte
-// hint (tuned_ld_hint.hpp: force-free BGK, by default with fp16 storage; TESSERA_LBM_L2HINT).
+// hint (tuned_ld_hint.hpp: force-free BGK, by default with fp16 storage and for D3Q27; TESSERA_LBM_L2HINT).
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
@@ -194,14 +194,16 @@ __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, con
 
 bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells()) < (uint64_t(1) << 32); }
 
-// Whether the one-cell kernel takes its 32-bit index form: fp16 storage where Q x cells < 2^32; fp32 keeps
-// the 64-bit one, which measured 2 % faster (docs/performance.md). TESSERA_LBM_INDEX=64 forces the 64-bit
-// form, =32 the 32-bit one wherever it fits, fp32 included (tests, measurement).
+// Whether the one-cell kernel takes its 32-bit index form where Q x cells < 2^32: with fp16 storage, and
+// for D3Q27 with fp32 (+2.9 % at 256^3 and 512^3, and +5.6 % with the L2 hint that comes with it: f8575bd,
+// docs/performance.md, LBM item 20). D3Q19 fp32 keeps the 64-bit one, which measured 2 % faster when its
+// odd steps ran on it (they run on the pair kernel now). TESSERA_LBM_INDEX=64 forces the 64-bit form, =32
+// the 32-bit one wherever it fits (tests, measurement).
 bool use_index32(const GridLayout& g, int q, Precision pr) {
   const char* ix = std::getenv("TESSERA_LBM_INDEX");
   const std::string v = ix ? ix : "";
   if (v == "32") return fits32(g, q);
-  return pr == Precision::FP16 && fits32(g, q) && v != "64";
+  return (pr == Precision::FP16 || q == 27) && fits32(g, q) && v != "64";
 }
 
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
@@ -273,7 +275,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
       if (use32) {
         const Geom32 g32 = make_geom32(g);
         if constexpr (!KF && K == CollisionKind::BGK)
-          if (l2hint_wanted(std::is_same_v<S, half_t>)) {
+          if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) {
             stream_collide_tuned32<L, S, K, BX, MB, KF, true>
                 <<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
             return;

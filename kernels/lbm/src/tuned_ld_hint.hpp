@@ -1,6 +1,7 @@
 // Internal: loads of population storage with the L2 128-byte prefetch-size hint (ld.global.L2::128B,
 // sm_80+: on a miss the L2 fetches the whole aligned 128-byte line, not only the sectors asked for), for
-// the tuned LBM kernels with fp16 storage (l2hint_wanted below; docs/performance.md, LBM item 19). The same
+// the tuned LBM kernels with fp16 storage and D3Q27 (l2hint_wanted below; docs/performance.md, LBM items
+// 19-20). The same
 // hint made the COSMO vadv kernel 2-3 % faster (kernels/weather/src/ld_hint.hpp). Plain loads where the
 // code is compiled for the host (test_lbm_tuned's warp emulation). Each asm carries a "memory" clobber, so
 // the compiler keeps it before the kernel's later stores to the same cells, as for a plain load.
@@ -69,14 +70,15 @@ __device__ inline T ld_pop(const T* p) {
 }
 
 // Whether the quad kernel's even steps and the 32-bit one-cell kernel (both steps) load with the hint, for
-// the force-free BGK collision, with fp16 storage if fp16 (read per launch: benchmarks and tests switch it).
-// TESSERA_LBM_L2HINT: "on" / "1", "off" / "0", or unset / "auto": on for fp16 storage, off for fp32. Measured
-// on an H200 (docs/performance.md, LBM item 19, e29c996, two passes): fp16 +2 % D3Q19 / +4 % D3Q27 in the
-// periodic box and +8-11 % / +4-5 % with walls at 256^3 and 512^3; D3Q19 fp32 (its quad even steps) -0.7 %.
-inline bool l2hint_wanted(bool fp16) {
+// the force-free BGK collision (read per launch: benchmarks and tests switch it). TESSERA_LBM_L2HINT: "on" /
+// "1", "off" / "0", or unset / "auto": `automatic`, which the callers set for fp16 storage and, in the
+// one-cell kernel, for D3Q27 (fp32 too). Measured on an H200 (docs/performance.md, LBM items 19-20): fp16
+// +2 % D3Q19 / +4 % D3Q27 in the periodic box and +8-11 % / +4-5 % with walls at 256^3 and 512^3 (e29c996);
+// D3Q27 fp32 on the 32-bit one-cell kernel +2.6 % (f8575bd); D3Q19 fp32 (its quad even steps) -0.7 %.
+inline bool l2hint_wanted(bool automatic) {
   const char* e = std::getenv("TESSERA_LBM_L2HINT");
   const std::string v = e ? e : "";
-  if (v.empty() || v == "auto") return fp16;
+  if (v.empty() || v == "auto") return automatic;
   if (v == "on" || v == "1") return true;
   if (v == "off" || v == "0") return false;
   TESSERA_THROW("TESSERA_LBM_L2HINT='" + v + "': expected on, off or auto (unset: auto, on for fp16 storage)");
