@@ -71,10 +71,11 @@ __device__ inline T ld_pop(const T* p) {
 
 // Whether the quad kernel's even steps and the 32-bit one-cell kernel (both steps) load with the hint, for
 // the force-free BGK collision (read per launch: benchmarks and tests switch it). TESSERA_LBM_L2HINT: "on" /
-// "1", "off" / "0", or unset / "auto": `automatic`, which the callers set for fp16 storage and, in the
-// one-cell kernel, for D3Q27 (fp32 too). Measured on an H200 (docs/performance.md, LBM items 19-20): fp16
+// "1", "off" / "0", or unset / "auto": `automatic`, which the callers set for fp16 storage and for D3Q27
+// (fp32 too). Measured on an H200 (docs/performance.md, LBM items 19-20): fp16
 // +2 % D3Q19 / +4 % D3Q27 in the periodic box and +8-11 % / +4-5 % with walls at 256^3 and 512^3 (e29c996);
-// D3Q27 fp32 on the 32-bit one-cell kernel +2.6 % (f8575bd); D3Q19 fp32 (its quad even steps) -0.7 %.
+// D3Q27 fp32 +2.6 % on the 32-bit one-cell kernel (f8575bd) and +3 % more on the quad kernel's even steps
+// (dac0264); D3Q19 fp32 (its quad even steps) -0.7 %.
 inline bool l2hint_wanted(bool automatic) {
   const char* e = std::getenv("TESSERA_LBM_L2HINT");
   const std::string v = e ? e : "";

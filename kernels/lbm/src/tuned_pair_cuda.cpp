@@ -74,10 +74,10 @@ std::string pair_variant() {
   return env_knob("TESSERA_LBM_PAIR");
 }
 // TESSERA_LBM_QUAD (read at every step): unset or "auto" runs the quad kernel (four cells per thread,
-// tuned_quad_kernel.hpp) for the even steps of BGK steps with fp16 storage and of D3Q19 with fp32 storage,
-// where it measured faster (docs/performance.md, LBM item 16: D3Q19 fp16 +9-11 %, D3Q27 fp16 +6-8 %, D3Q19
-// fp32 +1.5 %; D3Q27 fp32 level, so it keeps the one-cell kernel); odd steps keep their kernel. "on": the
-// quad kernel wherever it applies, "off": nowhere. Tuning builds: BXxMB selects its launch bounds.
+// tuned_quad_kernel.hpp) for the even steps of BGK steps wherever it applies, where it measured faster
+// (docs/performance.md, LBM item 16: D3Q19 fp16 +9-11 %, D3Q27 fp16 +6-8 %, D3Q19 fp32 +1.5 %; D3Q27 fp32
+// was level, and with the L2 128-byte hint +3 % over the hinted one-cell kernel, item 20, dac0264); odd
+// steps keep their kernel. "on": the same, "off": nowhere. Tuning builds: BXxMB selects its launch bounds.
 std::string quad_variant() {
   return env_knob("TESSERA_LBM_QUAD");
 }
@@ -93,8 +93,8 @@ bool knob_selected(const char* var, const std::string& v, bool auto_choice) {
 #endif
   return true;
 }
-bool quad_selected(LatticeKind lk, Precision pr) {
-  return knob_selected("TESSERA_LBM_QUAD", quad_variant(), pr == Precision::FP16 || lk == LatticeKind::D3Q19);
+bool quad_selected() {
+  return knob_selected("TESSERA_LBM_QUAD", quad_variant(), true);
 }
 bool pair_selected(LatticeKind lk, Precision pr) {
   return knob_selected("TESSERA_LBM_PAIR", pair_variant(), lk == LatticeKind::D3Q19 && pr == Precision::FP32);
@@ -176,7 +176,7 @@ void go_quad(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool fo
     else stream_collide_quad_odd<L, S, K, BX, MBO, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
   } else {
     if constexpr (K == CollisionKind::BGK)
-      if (!force && l2hint_wanted(std::is_same_v<S, half_t>)) {
+      if (!force && l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) {
         stream_collide_quad<L, S, K, BX, MB, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
         return;
       }
@@ -290,7 +290,7 @@ bool tuned_quad_applicable(const LatticeState& s) {
 }
 
 bool tuned_quad_used(const LatticeState& s, CollisionKind kind) {
-  return kind == CollisionKind::BGK && tuned_quad_applicable(s) && quad_selected(s.lattice(), s.precision());
+  return kind == CollisionKind::BGK && tuned_quad_applicable(s) && quad_selected();
 }
 
 bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind) {
