@@ -82,7 +82,7 @@ inline bool l2hint_wanted(bool automatic) {
   if (v.empty() || v == "auto") return automatic;
   if (v == "on" || v == "1") return true;
   if (v == "off" || v == "0") return false;
-  TESSERA_THROW("TESSERA_LBM_L2HINT='" + v + "': expected on, off or auto (unset: auto, on for fp16 storage)");
+  TESSERA_THROW("TESSERA_LBM_L2HINT='" + v + "': expected on, off or auto (unset: auto, on for fp16 storage and D3Q27)");
 }
 
 }  // namespace tessera::lbm::detail
