@@ -44,22 +44,11 @@ void launch_maybe_pdl(bool pdl, void (*kernel)(KArgs...), dim3 grid, dim3 block,
 
 // First statement of a kernel launched by launch_maybe_pdl (no-ops without the attribute): let the next
 // launch in the stream be scheduled now, and touch no memory before the previous one has finished.
-// pdl_enter() in two halves, for a kernel that does work between them that touches no memory's contents
-// (vadv_cuda.cpp: L2 prefetches, which only warm the cache: the L2 is where every SM's loads and stores meet,
-// so a line prefetched before the previous kernel writes it holds the written data when it is read).
-__device__ __forceinline__ void pdl_trigger() {
+__device__ __forceinline__ void pdl_enter() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void pdl_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;\n" ::: "memory");
 #endif
-}
-__device__ __forceinline__ void pdl_enter() {
-  pdl_trigger();
-  pdl_wait();
 }
 
 }  // namespace tessera::weather::detail

@@ -367,43 +367,10 @@ __device__ __forceinline__ unsigned sm_id() {
   return r;
 }
 
-// L2 prefetch (cp.async.bulk.prefetch.L2: no register or L1 line held, no data returned) of levels 0 ..
-// kPre-1 and nz-kPre .. nz-1 of phi and w over a twisted block's kTC consecutive columns: one
-// 512-byte span per level and array, widened to 16-byte alignment and clipped to the array. The block's
-// columns are consecutive positions v of the padded rows (column_range<true>), i.e. the flat offsets
-// v + g sx of each level's plane.
-template <int kTC, int kPre>
-__device__ __forceinline__ void prefetch_ends(const Grid& G, const double* in, const double* w) {
-  const int nz = int(G.nz);
-  const int64_t plane = G.plane(), n3 = G.size3();
-  const int64_t first = int64_t(blockIdx.x) * kTC + G.g * G.sx();
-  for (int m = int(threadIdx.x); m < 4 * kPre; m += 2 * kTC) {
-    const int level = m >> 2;  // m = 4 level + 2 end + array
-    if (level >= nz) continue;
-    const int k = (m & 2) ? nz - 1 - level : level;
-    const double* base = (m & 1) ? w : in;
-    const int64_t a = first + plane * k, b = std::min(a + kTC, n3);
-    if (b <= a) continue;
-    const uintptr_t lo = reinterpret_cast<uintptr_t>(base + a) & ~uintptr_t(15), end = reinterpret_cast<uintptr_t>(base + b);
-    const uintptr_t hi = b == n3 ? end & ~uintptr_t(15) : (end + 15) & ~uintptr_t(15);  // not past the array
-    if (hi <= lo) continue;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(lo), "r"(unsigned(hi - lo)) : "memory");
-#endif
-  }
-}
-
 // kStamp (measurement only, TESSERA_VADV_TIMELINE): thread 0 of each block writes, to stamps[4 b ..], the
 // time the block became resident, the time it passed pdl_enter (the previous launch complete), the time
 // its last thread finished, and its multiprocessor. Off in every other instantiation (no code).
-//
-// kPre > 0 (measurement forms `twistw<n>`): between the PDL trigger and the wait for the previous launch,
-// the block asks the L2 for the first kPre levels its threads will load from each end of its columns (phi
-// and w; prefetch_ends below), so that those loads, issued once the previous launch completes, find their
-// lines in L2 rather than starting the memory pipeline from empty. A prefetch reads nothing into the
-// kernel, so it may run before the wait: the L2 is the point where all SMs' loads and stores meet, and a
-// line prefetched before the previous kernel's store to it holds the stored value when it is loaded.
-template <int kTC, int kAhead, int kMem, bool kStamp = false, int kPre = 0>
+template <int kTC, int kAhead, int kMem, bool kStamp = false>
 __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out,
                                                            unsigned long long* __restrict__ stamps) {
@@ -411,10 +378,7 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
   extern __shared__ double s_cp[];  // [kTwistLevels][kT]: c'_k (lower threads), a''_k (upper)
   unsigned long long t_resident = 0;
   if constexpr (kStamp) t_resident = global_ns();
-  // Programmatic dependent launch (pdl_launch.hpp; TESSERA_VADV_PDL=0 turns it off).
-  pdl_trigger();
-  if constexpr (kPre > 0) prefetch_ends<kTC, kPre>(G, in, w);
-  pdl_wait();
+  pdl_enter();  // programmatic dependent launch (pdl_launch.hpp; TESSERA_VADV_PDL=0 turns it off)
   if constexpr (kStamp)
     if (threadIdx.x == 0) {
       stamps[4 * blockIdx.x] = t_resident;
@@ -621,12 +585,10 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
       want != "twistq6cs" && want != "twistq8g" && want != "twistq8gh" && want != "twistq8gh128" && want != "twistq8gna" &&
-      want != "twistd12" && want != "twistd16" && want != "twistd20" && want != "twistbd16" && want != "twistw8" &&
-      want != "twistw16" && want != "twistw24" && want != "twistw40")
+      want != "twistd12" && want != "twistd16" && want != "twistd20" && want != "twistbd16")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
                   "': expected auto, twistq6, twistq6cs, twistq8g, twistq8gh, twistq8gh128, twistq8gna, twistd12, twistd16, "
-                  "twistd20, twistbd16, twistw8, twistw16, twistw24, twistw40, twistq4, twistq8, twistb4, twisto4, ring, "
-                  "reg, smem, ringf or regf");
+                  "twistd20, twistbd16, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
   // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path with
   // the L2 128-byte hint, up to kRegLevels levels (0.786-0.787 / 0.866-0.871 / 0.913-0.915 of copy at 256^2 /
   // 512^2 / 1024^2 x 80 against 0.771-0.773 / 0.845 / 0.885-0.889 without the hint, e24ecf6; 8 ahead against 6:
@@ -634,9 +596,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   // the one-thread forms at 6f7dffd).
   const int tc = want == "twistb4" || want == "twistbd16"                                         ? 32
                  : want == "twisto4"                                                            ? 128
-                 : want.rfind("twistq", 0) == 0 || want.rfind("twistd", 0) == 0 || want.rfind("twistw", 0) == 0 ||
-                         want == "auto"
-                     ? 64
+                 : want.rfind("twistq", 0) == 0 || want.rfind("twistd", 0) == 0 || want == "auto" ? 64
                                                                                                 : 0;
   if (tc && gr.nz <= kRegLevels) {
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
@@ -650,18 +610,13 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
       launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out, stamps);
     };
     static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, rst = 0, rh = 0, rh1 = 0, rna = 0,
-                  rd12 = 0, rd16 = 0, rd20 = 0, rbd16 = 0, rw8 = 0, rw16 = 0, rw24 = 0, rw40 = 0;
+                  rd12 = 0, rd16 = 0, rd20 = 0, rbd16 = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
     if (want == "twistbd16") go(vadv_column_twist<32, 16, 3>, twist_smem<32>(), rbd16);
     else if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
     else if (want == "twistd12") go(vadv_column_twist<64, 12, 3>, twist_smem<64>(), rd12);
     else if (want == "twistd16") go(vadv_column_twist<64, 16, 3>, twist_smem<64>(), rd16);
     else if (want == "twistd20") go(vadv_column_twist<64, 20, 3>, twist_smem<64>(), rd20);
-    // The default with the first 8 / 16 / 24 / 40 levels from each end prefetched into L2 before the PDL wait.
-    else if (want == "twistw8") go(vadv_column_twist<64, 8, 3, false, 8>, twist_smem<64>(), rw8);
-    else if (want == "twistw16") go(vadv_column_twist<64, 8, 3, false, 16>, twist_smem<64>(), rw16);
-    else if (want == "twistw24") go(vadv_column_twist<64, 8, 3, false, 24>, twist_smem<64>(), rw24);
-    else if (want == "twistw40") go(vadv_column_twist<64, 8, 3, false, 40>, twist_smem<64>(), rw40);
     else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
     else if (want == "twistq4") go(vadv_column_twist<64, 4, 0>, twist_smem<64>(), r64);
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
