@@ -10,7 +10,7 @@
 // The populations start as a Taylor-Green vortex (--init tgv, the default; --init rest: the all-zero
 // shifted rest state, which is also taken where the initial fields do not fit the GPU's free memory; the
 // record's "init" says which). "kernel_form" records which tuned kernel ran (pair, one-cell-32, one-cell; quad+X: the quad kernel for the
-// even steps and X for the odd ones).
+// even steps and X for the odd ones; quad-staged+X: its staged form, TESSERA_LBM_QUAD=staged).
 // --kernel pattern: the tuned kernel's loads and stores without the collision (lbm::stream_pattern_only):
 // the memory ceiling of the AA access pattern with Q slot arrays, against which the tuned kernel's
 // fraction of copy can be read. --kernel pattern-blocked: the same on a blocked layout (32 cells x Q slots
@@ -241,7 +241,7 @@ int main(int argc, char** argv) {
                                  "TESSERA_LBM_QUAD_ODD", "TESSERA_LBM_L2HINT"})
           r.set(knob, env_or_empty(knob));
         r
-            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form == "pair" || form == "quad+pair" || form == "quad") : 0))
+            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form == "pair" || form == "quad+pair" || form == "quad" || form == "quad-staged+pair" || form == "quad-staged") : 0))
             .set("n", static_cast<long long>(n)).set("nx", static_cast<long long>(g.nx))
             .set("ny", static_cast<long long>(g.ny)).set("nz", static_cast<long long>(g.nz)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)

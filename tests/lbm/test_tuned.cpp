@@ -223,6 +223,13 @@ TEST_CASE("quad kernel equals the one-cell kernel bit for bit, and the reference
               INFO("TESSERA_LBM_L2HINT " << h);
               const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", h);
               REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
+              // The staged even step (force-free steps; forced ones keep the quad kernel): the same bits.
+              const tessera::test::ScopedEnv staged("TESSERA_LBM_QUAD", "staged");
+              {
+                const LatticeState probe(k, pr, grid_for(k, cs.nx, cs.ny, cs.nz), exec::Space::Device);
+                REQUIRE(std::string(tuned_kernel_form(probe, CollisionKind::BGK)).rfind("quad-staged", 0) == 0);
+              }
+              REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
             }
           }
         }

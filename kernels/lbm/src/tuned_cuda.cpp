@@ -355,10 +355,12 @@ const char* tuned_kernel_form(const LatticeState& s, CollisionKind kind) {
 #if TESSERA_CUDA_COMPILER
   if (!tuned_available(s.lattice(), s.precision())) return "none";
   const bool quad = detail::tuned_quad_used(s, kind);  // even steps; the odd ones take the form named after it
-  if (quad && detail::tuned_quad_odd_used(s, kind)) return "quad";
-  if (detail::tuned_pair_used(s, kind)) return quad ? "quad+pair" : "pair";
-  if (use_index32(s.grid(), s.q(), s.precision())) return quad ? "quad+one-cell-32" : "one-cell-32";
-  return quad ? "quad+one-cell" : "one-cell";
+  const bool staged = detail::tuned_quad_staged_used(s, kind);  // the even steps' staged form (force-free steps)
+  if (quad && detail::tuned_quad_odd_used(s, kind)) return staged ? "quad-staged" : "quad";
+  if (detail::tuned_pair_used(s, kind)) return staged ? "quad-staged+pair" : quad ? "quad+pair" : "pair";
+  if (use_index32(s.grid(), s.q(), s.precision()))
+    return staged ? "quad-staged+one-cell-32" : quad ? "quad+one-cell-32" : "one-cell-32";
+  return staged ? "quad-staged+one-cell" : quad ? "quad+one-cell" : "one-cell";
 #else
   (void)s;
   (void)kind;

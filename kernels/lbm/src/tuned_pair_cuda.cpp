@@ -77,7 +77,8 @@ std::string pair_variant() {
 // tuned_quad_kernel.hpp) for the even steps of BGK steps wherever it applies, where it measured faster
 // (docs/performance.md, LBM item 16: D3Q19 fp16 +9-11 %, D3Q27 fp16 +6-8 %, D3Q19 fp32 +1.5 %; D3Q27 fp32
 // was level, and with the L2 128-byte hint +3 % over the hinted one-cell kernel, item 20, dac0264); odd
-// steps keep their kernel. "on": the same, "off": nowhere. Tuning builds: BXxMB selects its launch bounds.
+// steps keep their kernel. "on": the same, "off": nowhere. "staged" (measurement): the same with the force-free
+// even steps on the staged form (stream_collide_quad_staged). Tuning builds: BXxMB selects its launch bounds.
 std::string quad_variant() {
   return env_knob("TESSERA_LBM_QUAD");
 }
@@ -94,7 +95,8 @@ bool knob_selected(const char* var, const std::string& v, bool auto_choice) {
   return true;
 }
 bool quad_selected() {
-  return knob_selected("TESSERA_LBM_QUAD", quad_variant(), true);
+  const std::string v = quad_variant();
+  return v == "staged" || knob_selected("TESSERA_LBM_QUAD", v, true);
 }
 bool pair_selected(LatticeKind lk, Precision pr) {
   return knob_selected("TESSERA_LBM_PAIR", pair_variant(), lk == LatticeKind::D3Q19 && pr == Precision::FP32);
@@ -133,6 +135,79 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_odd(S* __restrict_
                                threadIdx.x & 31u);
 }
 
+// The staged even step (measurement form, TESSERA_LBM_QUAD=staged; force-free BGK): the quad kernel's
+// accesses without its registers. Each thread copies its quad of every population into shared memory
+// with cp.async (16 bytes per population in fp32, 8 in fp16; no register held while in flight, with the
+// L2 128-byte hint where H), the block's threads then collide its 4 BX cells one at a time (cell m of the
+// span by thread m mod BX) in place, and each thread stores its quads back from shared memory as the
+// quad kernel does. The values are the quad kernel's bit for bit (the same collide() per cell on the same
+// inputs). Why: the quad kernel holds Q quads in registers (D3Q27 fp32: 108 of its 168, with 76 bytes of
+// spills, 3 blocks of 128 per SM); staged, the registers only carry one cell (staged_launch: 4 blocks
+// for D3Q27 fp32, as many as its 55 KB of shared memory allow, 5 for D3Q19 fp32), so more bytes are in flight.
+template <class S>
+__device__ inline float staged_get(const S* p) {
+  if constexpr (std::is_same_v<S, float>) return *p;
+  else return half_bits_to_float(p->bits);
+}
+template <class S>
+__device__ inline void staged_set(S* p, float x) {
+  if constexpr (std::is_same_v<S, float>) *p = x;
+  else p->bits = uint16_t(float_to_half_bits(x));  // rounds as QuadOps<half_t>::set
+}
+template <class S, bool H>
+__device__ inline void staged_copy(S* dst, const S* src) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if constexpr (sizeof(S) == 4) {
+    if constexpr (H) asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+    else asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+  } else {
+    if constexpr (H) asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+    else asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+  }
+}
+template <class L, class S>
+constexpr size_t staged_smem(int bx) {
+  return size_t(L::Q) * 4 * size_t(bx) * sizeof(S) + size_t(bx);  // [Q][4 BX] values, [BX] masks
+}
+template <class L, class S, int BX, int MB, bool H>
+__global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restrict__ f, const uint8_t* __restrict__ flags,
+                                                                     StepArgs<float> a, QuadGeom g, Prefetch pf) {
+  using V = typename QuadOps<S>::V;
+  constexpr int Q = L::Q;
+  constexpr uint32_t kSpan = 4u * BX;
+  extern __shared__ __align__(16) unsigned char s_raw[];
+  S* sv = reinterpret_cast<S*>(s_raw);                           // [Q][kSpan]
+  uint8_t* s_up = s_raw + sizeof(S) * size_t(Q) * kSpan;         // [BX]: each thread's quad mask
+  const uint32_t k = blockIdx.y, tid = threadIdx.x;
+  l2_prefetch_block<S, Q>(f, false, int64_t(quad_base(g, k)) + int64_t(kSpan) * blockIdx.x, kSpan, pf);
+  const uint32_t c = quad_base(g, k) + 4u * (blockIdx.x * uint32_t(BX) + tid);
+  const uint32_t up4 = quad_even_mask(g, flags, c, k);
+  const uint32_t n = g.n;
+  if (up4 != 0u) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) staged_copy<S, H>(sv + uint32_t(q) * kSpan + 4u * tid, f + (uint32_t(q) * n + c));
+  }
+  s_up[tid] = uint8_t(up4);
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+  __syncthreads();
+#pragma unroll 1
+  for (uint32_t m = tid; m < kSpan; m += BX) {
+    if (!((s_up[m >> 2] >> (m & 3u)) & 1u)) continue;
+    float x[Q];
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) x[q] = staged_get(sv + uint32_t(q) * kSpan + m);
+    collide<L, CollisionKind::BGK, float, false>(x, a.relax, 0.f, 0.f, 0.f);
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) staged_set(sv + uint32_t(q) * kSpan + m, x[q]);
+  }
+  __syncthreads();
+  if (up4 == 0u) return;
+  TESSERA_LBM_UNROLL
+  for (int q = 0; q < Q; ++q)
+    quad_put<S>(f, uint32_t(opposite(q)) * n + c, *reinterpret_cast<const V*>(sv + uint32_t(q) * kSpan + 4u * tid), up4);
+}
+
 // Launch configuration: block size BX x minimum resident blocks per SM MB (__launch_bounds__). Measured
 // on an H200 at 256^3 (BGK, periodic; MLUPs/s; docs/performance.md): first version, D3Q19 fp16 128 x 5 (96
 // registers) 28,187, 128 x 4 25,266; D3Q19 fp32 128 x 5 21,112, 128 x 4 (118 registers) 19,744. Force-free
@@ -161,6 +236,35 @@ constexpr PairLaunch quad_launch() {
 template <class L, class S>
 constexpr PairLaunch quad_odd_launch() {
   return L::Q <= 19 ? PairLaunch{128, 3} : PairLaunch{128, 2};
+}
+
+// The staged even step's launch bounds (128 threads; blocks per SM as its shared memory allows: D3Q27
+// fp32 55 KB per block, D3Q19 fp32 39 KB, fp16 half that), within the registers of one cell's collision.
+template <class L, class S>
+constexpr PairLaunch staged_launch() {
+  if constexpr (std::is_same_v<S, float>) return L::Q <= 19 ? PairLaunch{128, 5} : PairLaunch{128, 4};
+  else return L::Q <= 19 ? PairLaunch{128, 6} : PairLaunch{128, 5};
+}
+
+// The staged even step (force-free BGK only).
+template <class L, class S>
+void go_quad_staged(cudaStream_t st, LatticeState& s, const StepArgs<float>& a) {
+  constexpr PairLaunch D = staged_launch<L, S>();
+  const GridLayout& g = s.grid();
+  const QuadGeom qg = make_quad_geom(g);
+  const dim3 grid(unsigned((uint64_t(qg.quads) + D.bx - 1) / D.bx), unsigned(g.nz));
+  const Prefetch pf = make_prefetch<L, S>(g, st, true);
+  const size_t bytes = staged_smem<L, S>(D.bx);
+  auto run = [&](auto kernel) {
+    static const bool raised = [&] {
+      TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+      return true;
+    }();
+    (void)raised;
+    kernel<<<grid, D.bx, bytes, st>>>(static_cast<S*>(s.pops()), s.flags(), a, qg, pf);
+  };
+  if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) run(stream_collide_quad_staged<L, S, D.bx, D.mb, true>);
+  else run(stream_collide_quad_staged<L, S, D.bx, D.mb, false>);
 }
 
 // MBO: the odd step's minimum blocks per SM.
@@ -194,6 +298,12 @@ void launch_quad(const exec::Exec& ex, LatticeState& s, const CollisionParams& p
   constexpr PairLaunch D = quad_launch<L, S>(), DO = quad_odd_launch<L, S>();
   static_assert(D.bx == DO.bx);
   const bool force = tuned_force_terms(s, p);
+  if constexpr (K == CollisionKind::BGK)
+    if (!a.odd && !force && quad_variant() == "staged") {
+      go_quad_staged<L, S>(st, s, a);
+      TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_quad_staged");
+      return;
+    }
 #ifdef TESSERA_LBM_LAUNCH_VARIANTS
   const std::string v = quad_variant();
   if (v == "128x3") go_quad<L, S, K, 128, 3>(st, s, a, force);
@@ -291,6 +401,10 @@ bool tuned_quad_applicable(const LatticeState& s) {
 
 bool tuned_quad_used(const LatticeState& s, CollisionKind kind) {
   return kind == CollisionKind::BGK && tuned_quad_applicable(s) && quad_selected();
+}
+
+bool tuned_quad_staged_used(const LatticeState& s, CollisionKind kind) {
+  return tuned_quad_used(s, kind) && quad_variant() == "staged";
 }
 
 bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind) {

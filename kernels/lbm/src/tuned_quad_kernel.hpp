@@ -117,6 +117,25 @@ __device__ inline void quad_put(S* __restrict__ f, uint32_t e, const V& v, uint3
   }
 }
 
+// Which cells of the quad at padded cell c of plane k an even step updates (bit j: cell c + j): those in
+// rows 1 .. py - 2, off the x ghost columns, and fluid. 0 for a quad past the plane's last row.
+__device__ inline uint32_t quad_even_mask(const QuadGeom& g, const uint8_t* __restrict__ flags, uint32_t c, uint32_t k) {
+  const uint32_t plane = g.pxy * (k + 1u);
+  const uint32_t lo = plane + g.px, end = plane + g.pxy - g.px;  // rows y = 1 .. py - 2
+  if (c >= end) return 0u;
+  const uint32_t r0 = (c - plane) / g.px;
+  const uint32_t x0 = c - plane - r0 * g.px;
+  const uint32_t fl4 = __ldg(reinterpret_cast<const uint32_t*>(flags + c));
+  uint32_t up4 = 0;
+  TESSERA_LBM_UNROLL
+  for (int j = 0; j < 4; ++j) {
+    const uint32_t cj = c + uint32_t(j);
+    const uint32_t xj = x0 + uint32_t(j) >= g.px ? x0 + uint32_t(j) - g.px : x0 + uint32_t(j);
+    if (cj >= lo && cj < end && xj != 0u && xj != g.px - 1u && is_fluid(uint8_t(fl4 >> (8 * j)))) up4 |= 1u << j;
+  }
+  return up4;
+}
+
 // The even-step update of thread t of plane k. KF: the step has a force (uniform or per-cell); false drops
 // the force terms (collide_cell's force-free form). H: the loads carry the L2 128-byte hint (tuned_ld_hint.hpp).
 template <class L, class S, CollisionKind K, bool KF = true, bool H = false>
@@ -125,20 +144,8 @@ __device__ inline void quad_update_even(S* __restrict__ f, const uint8_t* __rest
   using O = QuadOps<S>;
   using V = typename O::V;
   constexpr int Q = L::Q;
-  const uint32_t plane = g.pxy * (k + 1u);
-  const uint32_t lo = plane + g.px, end = plane + g.pxy - g.px;  // rows y = 1 .. py - 2
   const uint32_t c = quad_base(g, k) + 4u * t;
-  if (c >= end) return;
-  const uint32_t r0 = (c - plane) / g.px;
-  const uint32_t x0 = c - plane - r0 * g.px;
-  const uint32_t fl4 = __ldg(reinterpret_cast<const uint32_t*>(flags + c));
-  uint32_t up4 = 0;  // bit j: cell c + j is updated
-  TESSERA_LBM_UNROLL
-  for (int j = 0; j < 4; ++j) {
-    const uint32_t cj = c + uint32_t(j);
-    const uint32_t xj = x0 + uint32_t(j) >= g.px ? x0 + uint32_t(j) - g.px : x0 + uint32_t(j);
-    if (cj >= lo && cj < end && xj != 0u && xj != g.px - 1u && is_fluid(uint8_t(fl4 >> (8 * j)))) up4 |= 1u << j;
-  }
+  const uint32_t up4 = quad_even_mask(g, flags, c, k);
   if (up4 == 0u) return;
 
   const uint32_t n = g.n;
