@@ -18,11 +18,21 @@ using Catch::Approx;
 
 namespace tessera::test {
 // Sets an environment variable for one scope (the kernel-variant knobs of the tuned paths, read per call)
-// and unsets it on exit.
+// and on exit restores what it was (unset, or the outer scope's value when guards nest).
 struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char* n, const std::string& v) : name(n) { setenv(n, v.c_str(), 1); }
-  ~ScopedEnv() { unsetenv(name.c_str()); }
+  std::string name, old;
+  bool had = false;
+  ScopedEnv(const char* n, const std::string& v) : name(n) {
+    if (const char* e = std::getenv(n)) {
+      had = true;
+      old = e;
+    }
+    setenv(n, v.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had) setenv(name.c_str(), old.c_str(), 1);
+    else unsetenv(name.c_str());
+  }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
 };

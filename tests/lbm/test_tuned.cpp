@@ -224,15 +224,31 @@ TEST_CASE("quad kernel equals the one-cell kernel bit for bit, and the reference
               const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", h);
               REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
               // The staged even step (force-free steps; forced ones keep the quad kernel): the same bits.
-              const tessera::test::ScopedEnv staged("TESSERA_LBM_QUAD", "staged");
-              {
-                const LatticeState probe(k, pr, grid_for(k, cs.nx, cs.ny, cs.nz), exec::Space::Device);
-                REQUIRE(std::string(tuned_kernel_form(probe, CollisionKind::BGK)).rfind("quad-staged", 0) == 0);
+              for (const char* sv : {"staged", "staged8"}) {
+                INFO("TESSERA_LBM_QUAD " << sv);
+                const tessera::test::ScopedEnv staged("TESSERA_LBM_QUAD", sv);
+                {
+                  const LatticeState probe(k, pr, grid_for(k, cs.nx, cs.ny, cs.nz), exec::Space::Device);
+                  REQUIRE(std::string(tuned_kernel_form(probe, CollisionKind::BGK)).rfind("quad-staged", 0) == 0);
+                }
+                REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
               }
-              REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
             }
           }
         }
+}
+
+TEST_CASE("the default kernel forms: the staged quad even step for D3Q19 fp16 only", "[lbm][gpu]") {
+  TESSERA_GPU_TEST();
+  const tessera::test::ScopedEnv quad("TESSERA_LBM_QUAD", ""), pair("TESSERA_LBM_PAIR", "");
+  for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
+    for (Precision pr : {Precision::FP32, Precision::FP16}) {
+      const LatticeState s(k, pr, grid_for(k, 70, 9, 7), exec::Space::Device);
+      const std::string form = tuned_kernel_form(s, CollisionKind::BGK);
+      INFO(to_string(k) << " " << to_string(pr) << ": " << form);
+      const bool staged = k == LatticeKind::D3Q19 && pr == Precision::FP16;
+      REQUIRE(form.rfind(staged ? "quad-staged+" : "quad+", 0) == 0);
+    }
 }
 
 // Steps without any force take kernels compiled without the force terms (collide<..., kForce = false>),

@@ -77,8 +77,11 @@ std::string pair_variant() {
 // tuned_quad_kernel.hpp) for the even steps of BGK steps wherever it applies, where it measured faster
 // (docs/performance.md, LBM item 16: D3Q19 fp16 +9-11 %, D3Q27 fp16 +6-8 %, D3Q19 fp32 +1.5 %; D3Q27 fp32
 // was level, and with the L2 128-byte hint +3 % over the hinted one-cell kernel, item 20, dac0264); odd
-// steps keep their kernel. "on": the same, "off": nowhere. "staged" (measurement): the same with the force-free
-// even steps on the staged form (stream_collide_quad_staged). Tuning builds: BXxMB selects its launch bounds.
+// steps keep their kernel. The force-free even steps of D3Q19 with fp16 storage run its staged form
+// (stream_collide_quad_staged; quad_staged below). "on": the quad kernel where auto runs it, in its register
+// form everywhere (the default before the staged form); "off": nowhere; "staged" (measurement): the staged
+// form wherever the quad kernel runs, "staged8" the same with 8 blocks per SM for D3Q19 fp16. Tuning builds:
+// BXxMB selects the register form's launch bounds.
 std::string quad_variant() {
   return env_knob("TESSERA_LBM_QUAD");
 }
@@ -96,7 +99,15 @@ bool knob_selected(const char* var, const std::string& v, bool auto_choice) {
 }
 bool quad_selected() {
   const std::string v = quad_variant();
-  return v == "staged" || knob_selected("TESSERA_LBM_QUAD", v, true);
+  return v == "staged" || v == "staged8" || knob_selected("TESSERA_LBM_QUAD", v, true);
+}
+// Whether the force-free even steps take the staged form of the quad kernel (stream_collide_quad_staged):
+// by default (unset / auto) for D3Q19 with fp16 storage, where it measured faster (docs/performance.md, LBM
+// item 21); "staged" / "staged8" everywhere, "on" nowhere (the register form).
+bool quad_staged(LatticeKind lk, Precision pr) {
+  const std::string v = quad_variant();
+  if (v == "staged" || v == "staged8") return true;
+  return (v.empty() || v == "auto") && lk == LatticeKind::D3Q19 && pr == Precision::FP16;
 }
 bool pair_selected(LatticeKind lk, Precision pr) {
   return knob_selected("TESSERA_LBM_PAIR", pair_variant(), lk == LatticeKind::D3Q19 && pr == Precision::FP32);
@@ -246,25 +257,29 @@ constexpr PairLaunch staged_launch() {
   else return L::Q <= 19 ? PairLaunch{128, 6} : PairLaunch{128, 5};
 }
 
-// The staged even step (force-free BGK only).
-template <class L, class S>
-void go_quad_staged(cudaStream_t st, LatticeState& s, const StepArgs<float>& a) {
-  constexpr PairLaunch D = staged_launch<L, S>();
+// The staged even step (force-free BGK only), with the hint or without; MB > 0 overrides staged_launch's
+// blocks per SM (`staged8`).
+template <class L, class S, int BX, int MB, bool H>
+void go_quad_staged_as(cudaStream_t st, LatticeState& s, const StepArgs<float>& a) {
   const GridLayout& g = s.grid();
   const QuadGeom qg = make_quad_geom(g);
-  const dim3 grid(unsigned((uint64_t(qg.quads) + D.bx - 1) / D.bx), unsigned(g.nz));
+  const dim3 grid(unsigned((uint64_t(qg.quads) + BX - 1) / BX), unsigned(g.nz));
   const Prefetch pf = make_prefetch<L, S>(g, st, true);
-  const size_t bytes = staged_smem<L, S>(D.bx);
-  auto run = [&](auto kernel) {
-    static const bool raised = [&] {
-      TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-      return true;
-    }();
-    (void)raised;
-    kernel<<<grid, D.bx, bytes, st>>>(static_cast<S*>(s.pops()), s.flags(), a, qg, pf);
-  };
-  if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) run(stream_collide_quad_staged<L, S, D.bx, D.mb, true>);
-  else run(stream_collide_quad_staged<L, S, D.bx, D.mb, false>);
+  const size_t bytes = staged_smem<L, S>(BX);
+  static const bool raised = [&] {  // once per instantiation: above 48 KB a kernel must opt in
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(stream_collide_quad_staged<L, S, BX, MB, H>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    return true;
+  }();
+  (void)raised;
+  stream_collide_quad_staged<L, S, BX, MB, H><<<grid, BX, bytes, st>>>(static_cast<S*>(s.pops()), s.flags(), a, qg, pf);
+}
+template <class L, class S, int MB = 0>
+void go_quad_staged(cudaStream_t st, LatticeState& s, const StepArgs<float>& a) {
+  constexpr PairLaunch D = staged_launch<L, S>();
+  constexpr int mb = MB > 0 ? MB : D.mb;
+  if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) go_quad_staged_as<L, S, D.bx, mb, true>(st, s, a);
+  else go_quad_staged_as<L, S, D.bx, mb, false>(st, s, a);
 }
 
 // MBO: the odd step's minimum blocks per SM.
@@ -299,8 +314,9 @@ void launch_quad(const exec::Exec& ex, LatticeState& s, const CollisionParams& p
   static_assert(D.bx == DO.bx);
   const bool force = tuned_force_terms(s, p);
   if constexpr (K == CollisionKind::BGK)
-    if (!a.odd && !force && quad_variant() == "staged") {
-      go_quad_staged<L, S>(st, s, a);
+    if (!a.odd && !force && quad_staged(s.lattice(), s.precision())) {
+      if (L::Q == 19 && std::is_same_v<S, half_t> && quad_variant() == "staged8") go_quad_staged<L, S, 8>(st, s, a);
+      else go_quad_staged<L, S>(st, s, a);
       TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_quad_staged");
       return;
     }
@@ -404,7 +420,7 @@ bool tuned_quad_used(const LatticeState& s, CollisionKind kind) {
 }
 
 bool tuned_quad_staged_used(const LatticeState& s, CollisionKind kind) {
-  return tuned_quad_used(s, kind) && quad_variant() == "staged";
+  return tuned_quad_used(s, kind) && quad_staged(s.lattice(), s.precision());
 }
 
 bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind) {
