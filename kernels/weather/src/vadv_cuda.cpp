@@ -323,7 +323,9 @@ __global__ void __launch_bounds__(kCols) vadv_column_ring(Grid G, VadvStep S, co
 // 0.65-0.66 (TESSERA_VADV_CARVEOUT measures it). Deeper windows (`twistd12/16/20`: 12-20 levels ahead,
 // 142-156 registers, 3 blocks per SM; `twistbd16`: 32 columns per block) and fewer resident blocks
 // (TESSERA_VADV_BLOCKS) were measured for shorter blocks at 256^2: level with the default at 192 columns
-// per SM with 16-20 ahead, slower at 128 (0.72 at 256^2, c84d815), so they stay measurement forms.
+// per SM with 16-20 ahead, slower at 128 (0.72 at 256^2, c84d815), so they stay measurement forms. Prefetching
+// the first 8-40 levels into L2 between the PDL trigger and the wait (a4f4d3a, reverted) was level at 8-16
+// levels and slower beyond (0.68 at 256^2 with 40).
 constexpr int kTwistLevels = kRegLevels / 2;
 
 // c' only: the exchange reuses each thread's last c' slot, which the back substitution does not read. At
