@@ -224,7 +224,7 @@ TEST_CASE("quad kernel equals the one-cell kernel bit for bit, and the reference
               const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", h);
               REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
               // The staged even step (force-free steps; forced ones keep the quad kernel): the same bits.
-              for (const char* sv : {"staged", "staged8"}) {
+              for (const char* sv : {"staged", "staged8", "staged16"}) {
                 INFO("TESSERA_LBM_QUAD " << sv);
                 const tessera::test::ScopedEnv staged("TESSERA_LBM_QUAD", sv);
                 {

@@ -80,7 +80,8 @@ std::string pair_variant() {
 // steps keep their kernel. The force-free even steps of D3Q19 with fp16 storage run its staged form
 // (stream_collide_quad_staged; quad_staged below). "on": the quad kernel where auto runs it, in its register
 // form everywhere (the default before the staged form); "off": nowhere; "staged" (measurement): the staged
-// form wherever the quad kernel runs, "staged8" the same with 8 blocks per SM for D3Q19 fp16. Tuning builds:
+// form wherever the quad kernel runs, "staged8" the same with 8 blocks per SM for D3Q19 fp16, "staged16"
+// with fp16's chunks of 8 cells (16 bytes) where the slot stride allows. Tuning builds:
 // BXxMB selects the register form's launch bounds.
 std::string quad_variant() {
   return env_knob("TESSERA_LBM_QUAD");
@@ -99,14 +100,14 @@ bool knob_selected(const char* var, const std::string& v, bool auto_choice) {
 }
 bool quad_selected() {
   const std::string v = quad_variant();
-  return v == "staged" || v == "staged8" || knob_selected("TESSERA_LBM_QUAD", v, true);
+  return v == "staged" || v == "staged8" || v == "staged16" || knob_selected("TESSERA_LBM_QUAD", v, true);
 }
 // Whether the force-free even steps take the staged form of the quad kernel (stream_collide_quad_staged):
 // by default (unset / auto) for D3Q19 with fp16 storage, where it measured faster (docs/performance.md, LBM
 // item 21); "staged" / "staged8" everywhere, "on" nowhere (the register form).
 bool quad_staged(LatticeKind lk, Precision pr) {
   const std::string v = quad_variant();
-  if (v == "staged" || v == "staged8") return true;
+  if (v == "staged" || v == "staged8" || v == "staged16") return true;
   return (v.empty() || v == "auto") && lk == LatticeKind::D3Q19 && pr == Precision::FP16;
 }
 bool pair_selected(LatticeKind lk, Precision pr) {
@@ -176,29 +177,57 @@ __device__ inline void staged_copy(S* dst, const S* src) {
     else asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
   }
 }
+// 16 bytes (W: fp16's 8-cell chunks, `staged16`).
+template <bool H, class S>
+__device__ inline void staged_copy16(S* dst, const S* src) {
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if constexpr (H) asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+  else asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+}
 template <class L, class S>
 constexpr size_t staged_smem(int bx) {
   return size_t(L::Q) * 4 * size_t(bx) * sizeof(S) + size_t(bx);  // [Q][4 BX] values, [BX] masks
 }
-template <class L, class S, int BX, int MB, bool H>
+// W (measurement, fp16: `staged16`, where the slot stride is a multiple of 8 cells): the block's span starts
+// at a multiple of 8 cells (staged_base8) and is copied in and stored back in 16-byte chunks of 8 cells,
+// consecutive threads taking consecutive chunks of a population (512-byte warp requests instead of 256);
+// a chunk none of whose cells is updated is skipped, one partly updated is stored cell by cell.
+__device__ inline uint32_t staged_base8(const QuadGeom& g, uint32_t k) { return (g.pxy * (k + 1u) + g.px) & ~7u; }
+template <class L, class S, int BX, int MB, bool H, bool W = false>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                      StepArgs<float> a, QuadGeom g, Prefetch pf) {
   using V = typename QuadOps<S>::V;
   constexpr int Q = L::Q;
   constexpr uint32_t kSpan = 4u * BX;
+  constexpr uint32_t kV = W ? uint32_t(16 / sizeof(S)) : 4u;  // cells per chunk
+  constexpr uint32_t kChunks = kSpan / kV, kQuads = kV / 4u;
   extern __shared__ __align__(16) unsigned char s_raw[];
   S* sv = reinterpret_cast<S*>(s_raw);                           // [Q][kSpan]
   uint8_t* s_up = s_raw + sizeof(S) * size_t(Q) * kSpan;         // [BX]: each thread's quad mask
   const uint32_t k = blockIdx.y, tid = threadIdx.x;
-  l2_prefetch_block<S, Q>(f, false, int64_t(quad_base(g, k)) + int64_t(kSpan) * blockIdx.x, kSpan, pf);
-  const uint32_t c = quad_base(g, k) + 4u * (blockIdx.x * uint32_t(BX) + tid);
+  const uint32_t span0 = (W ? staged_base8(g, k) : quad_base(g, k)) + kSpan * blockIdx.x;
+  l2_prefetch_block<S, Q>(f, false, int64_t(span0), kSpan, pf);
+  const uint32_t c = span0 + 4u * tid;
   const uint32_t up4 = quad_even_mask(g, flags, c, k);
   const uint32_t n = g.n;
-  if (up4 != 0u) {
+  s_up[tid] = uint8_t(up4);
+  // The mask of chunk ch (bit j: its cell j is updated).
+  const auto chunk_mask = [&](uint32_t ch) {
+    uint32_t m = 0;
+    TESSERA_LBM_UNROLL
+    for (uint32_t j = 0; j < kQuads; ++j) m |= uint32_t(s_up[ch * kQuads + j]) << (4u * j);
+    return m;
+  };
+  if constexpr (W) {
+    __syncthreads();  // the masks
+    for (uint32_t i = tid; i < uint32_t(Q) * kChunks; i += BX) {
+      const uint32_t q = i / kChunks, ch = i - q * kChunks;
+      if (chunk_mask(ch) != 0u) staged_copy16<H>(sv + q * kSpan + ch * kV, f + (q * n + span0 + ch * kV));
+    }
+  } else if (up4 != 0u) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) staged_copy<S, H>(sv + uint32_t(q) * kSpan + 4u * tid, f + (uint32_t(q) * n + c));
   }
-  s_up[tid] = uint8_t(up4);
   asm volatile("cp.async.commit_group;\n" ::: "memory");
   asm volatile("cp.async.wait_group 0;\n" ::: "memory");
   __syncthreads();
@@ -213,10 +242,28 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restri
     for (int q = 0; q < Q; ++q) staged_set(sv + uint32_t(q) * kSpan + m, x[q]);
   }
   __syncthreads();
-  if (up4 == 0u) return;
-  TESSERA_LBM_UNROLL
-  for (int q = 0; q < Q; ++q)
-    quad_put<S>(f, uint32_t(opposite(q)) * n + c, *reinterpret_cast<const V*>(sv + uint32_t(q) * kSpan + 4u * tid), up4);
+  if constexpr (W) {
+    constexpr uint32_t kFull = (1u << kV) - 1u;
+    for (uint32_t i = tid; i < uint32_t(Q) * kChunks; i += BX) {
+      const uint32_t q = i / kChunks, ch = i - q * kChunks;
+      const uint32_t m = chunk_mask(ch);
+      if (m == 0u) continue;
+      const S* src = sv + q * kSpan + ch * kV;
+      S* dst = f + (uint32_t(opposite(int(q))) * n + span0 + ch * kV);
+      if (m == kFull) {
+        *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+      } else {
+        TESSERA_LBM_UNROLL
+        for (uint32_t j = 0; j < kV; ++j)
+          if ((m >> j) & 1u) dst[j] = src[j];
+      }
+    }
+  } else {
+    if (up4 == 0u) return;
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q)
+      quad_put<S>(f, uint32_t(opposite(q)) * n + c, *reinterpret_cast<const V*>(sv + uint32_t(q) * kSpan + 4u * tid), up4);
+  }
 }
 
 // Launch configuration: block size BX x minimum resident blocks per SM MB (__launch_bounds__). Measured
@@ -259,26 +306,35 @@ constexpr PairLaunch staged_launch() {
 
 // The staged even step (force-free BGK only), with the hint or without; MB > 0 overrides staged_launch's
 // blocks per SM (`staged8`).
-template <class L, class S, int BX, int MB, bool H>
+template <class L, class S, int BX, int MB, bool H, bool W = false>
 void go_quad_staged_as(cudaStream_t st, LatticeState& s, const StepArgs<float>& a) {
   const GridLayout& g = s.grid();
   const QuadGeom qg = make_quad_geom(g);
-  const dim3 grid(unsigned((uint64_t(qg.quads) + BX - 1) / BX), unsigned(g.nz));
+  // W: the span from staged_base8, up to 7 cells before row 1 (make_quad_geom counts up to 3).
+  const uint64_t quads = W ? (uint64_t(qg.px) * uint64_t(g.ny) + 7u + 3u) / 4u : uint64_t(qg.quads);
+  const dim3 grid(unsigned((quads + BX - 1) / BX), unsigned(g.nz));
   const Prefetch pf = make_prefetch<L, S>(g, st, true);
   const size_t bytes = staged_smem<L, S>(BX);
   static const bool raised = [&] {  // once per instantiation: above 48 KB a kernel must opt in
-    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(stream_collide_quad_staged<L, S, BX, MB, H>,
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(stream_collide_quad_staged<L, S, BX, MB, H, W>,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     return true;
   }();
   (void)raised;
-  stream_collide_quad_staged<L, S, BX, MB, H><<<grid, BX, bytes, st>>>(static_cast<S*>(s.pops()), s.flags(), a, qg, pf);
+  stream_collide_quad_staged<L, S, BX, MB, H, W><<<grid, BX, bytes, st>>>(static_cast<S*>(s.pops()), s.flags(), a, qg, pf);
 }
 template <class L, class S, int MB = 0>
 void go_quad_staged(cudaStream_t st, LatticeState& s, const StepArgs<float>& a) {
   constexpr PairLaunch D = staged_launch<L, S>();
   constexpr int mb = MB > 0 ? MB : D.mb;
-  if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) go_quad_staged_as<L, S, D.bx, mb, true>(st, s, a);
+  const bool hint = l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27);
+  if constexpr (std::is_same_v<S, half_t> && MB == 0)
+    if (quad_variant() == "staged16" && s.grid().cells() % 8 == 0) {
+      if (hint) go_quad_staged_as<L, S, D.bx, mb, true, true>(st, s, a);
+      else go_quad_staged_as<L, S, D.bx, mb, false, true>(st, s, a);
+      return;
+    }
+  if (hint) go_quad_staged_as<L, S, D.bx, mb, true>(st, s, a);
   else go_quad_staged_as<L, S, D.bx, mb, false>(st, s, a);
 }
 
@@ -315,8 +371,13 @@ void launch_quad(const exec::Exec& ex, LatticeState& s, const CollisionParams& p
   const bool force = tuned_force_terms(s, p);
   if constexpr (K == CollisionKind::BGK)
     if (!a.odd && !force && quad_staged(s.lattice(), s.precision())) {
-      if (L::Q == 19 && std::is_same_v<S, half_t> && quad_variant() == "staged8") go_quad_staged<L, S, 8>(st, s, a);
-      else go_quad_staged<L, S>(st, s, a);
+      bool done = false;
+      if constexpr (L::Q == 19 && std::is_same_v<S, half_t>)
+        if (quad_variant() == "staged8") {
+          go_quad_staged<L, S, 8>(st, s, a);
+          done = true;
+        }
+      if (!done) go_quad_staged<L, S>(st, s, a);
       TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_quad_staged");
       return;
     }
