@@ -77,7 +77,7 @@ std::string pair_variant() {
 // tuned_quad_kernel.hpp) for the even steps of BGK steps wherever it applies, where it measured faster
 // (docs/performance.md, LBM item 16: D3Q19 fp16 +9-11 %, D3Q27 fp16 +6-8 %, D3Q19 fp32 +1.5 %; D3Q27 fp32
 // was level, and with the L2 128-byte hint +3 % over the hinted one-cell kernel, item 20, dac0264); odd
-// steps keep their kernel. The force-free even steps of D3Q19 with fp16 storage run its staged form
+// steps keep their kernel. The force-free even steps with fp16 storage run its staged form
 // (stream_collide_quad_staged; quad_staged below). "on": the quad kernel where auto runs it, in its register
 // form everywhere (the default before the staged form); "off": nowhere; "staged" (measurement): the staged
 // form wherever the quad kernel runs, "staged8" the same with 8 blocks per SM for D3Q19 fp16, "staged16"
@@ -102,13 +102,21 @@ bool quad_selected() {
   const std::string v = quad_variant();
   return v == "staged" || v == "staged8" || v == "staged16" || knob_selected("TESSERA_LBM_QUAD", v, true);
 }
-// Whether the force-free even steps take the staged form of the quad kernel (stream_collide_quad_staged):
-// by default (unset / auto) for D3Q19 with fp16 storage, where it measured faster (docs/performance.md, LBM
-// item 21); "staged" / "staged8" everywhere, "on" nowhere (the register form).
-bool quad_staged(LatticeKind lk, Precision pr) {
+// fp16 storage with a slot stride of a multiple of 8 cells: the staged form can move 16-byte chunks.
+bool staged_wide_fits(const LatticeState& s) {
+  return s.precision() == Precision::FP16 && s.grid().cells() % 8 == 0;
+}
+// Whether the force-free even steps take the staged form of the quad kernel (stream_collide_quad_staged),
+// and (wide) its 16-byte chunks: by default (unset / auto) for fp16 storage, in 16-byte chunks where they
+// fit, and in 8-byte ones for D3Q19 where they do not (D3Q27 fp16 then keeps the register form), where
+// they measured faster (docs/performance.md, LBM item 21); "staged" / "staged8" everywhere in 8-byte
+// chunks, "staged16" everywhere in 16-byte ones where they fit, "on" nowhere (the register form).
+bool quad_staged(const LatticeState& s, bool* wide = nullptr) {
   const std::string v = quad_variant();
+  const bool fits = staged_wide_fits(s);
+  if (wide) *wide = fits && (v.empty() || v == "auto" || v == "staged16");
   if (v == "staged" || v == "staged8" || v == "staged16") return true;
-  return (v.empty() || v == "auto") && lk == LatticeKind::D3Q19 && pr == Precision::FP16;
+  return (v.empty() || v == "auto") && s.precision() == Precision::FP16 && (fits || s.lattice() == LatticeKind::D3Q19);
 }
 bool pair_selected(LatticeKind lk, Precision pr) {
   return knob_selected("TESSERA_LBM_PAIR", pair_variant(), lk == LatticeKind::D3Q19 && pr == Precision::FP32);
@@ -324,12 +332,12 @@ void go_quad_staged_as(cudaStream_t st, LatticeState& s, const StepArgs<float>& 
   stream_collide_quad_staged<L, S, BX, MB, H, W><<<grid, BX, bytes, st>>>(static_cast<S*>(s.pops()), s.flags(), a, qg, pf);
 }
 template <class L, class S, int MB = 0>
-void go_quad_staged(cudaStream_t st, LatticeState& s, const StepArgs<float>& a) {
+void go_quad_staged(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool wide = false) {
   constexpr PairLaunch D = staged_launch<L, S>();
   constexpr int mb = MB > 0 ? MB : D.mb;
   const bool hint = l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27);
   if constexpr (std::is_same_v<S, half_t> && MB == 0)
-    if (quad_variant() == "staged16" && s.grid().cells() % 8 == 0) {
+    if (wide) {
       if (hint) go_quad_staged_as<L, S, D.bx, mb, true, true>(st, s, a);
       else go_quad_staged_as<L, S, D.bx, mb, false, true>(st, s, a);
       return;
@@ -370,14 +378,14 @@ void launch_quad(const exec::Exec& ex, LatticeState& s, const CollisionParams& p
   static_assert(D.bx == DO.bx);
   const bool force = tuned_force_terms(s, p);
   if constexpr (K == CollisionKind::BGK)
-    if (!a.odd && !force && quad_staged(s.lattice(), s.precision())) {
+    if (bool wide = false; !a.odd && !force && quad_staged(s, &wide)) {
       bool done = false;
       if constexpr (L::Q == 19 && std::is_same_v<S, half_t>)
         if (quad_variant() == "staged8") {
           go_quad_staged<L, S, 8>(st, s, a);
           done = true;
         }
-      if (!done) go_quad_staged<L, S>(st, s, a);
+      if (!done) go_quad_staged<L, S>(st, s, a, wide);
       TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_quad_staged");
       return;
     }
@@ -481,7 +489,7 @@ bool tuned_quad_used(const LatticeState& s, CollisionKind kind) {
 }
 
 bool tuned_quad_staged_used(const LatticeState& s, CollisionKind kind) {
-  return tuned_quad_used(s, kind) && quad_staged(s.lattice(), s.precision());
+  return tuned_quad_used(s, kind) && quad_staged(s);
 }
 
 bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind) {
