@@ -155,8 +155,8 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_odd(S* __restrict_
                                threadIdx.x & 31u);
 }
 
-// The staged even step (measurement form, TESSERA_LBM_QUAD=staged; force-free BGK): the quad kernel's
-// accesses without its registers. Each thread copies its quad of every population into shared memory
+// The staged even step (force-free BGK; the default for fp16 storage, quad_staged; TESSERA_LBM_QUAD=staged
+// elsewhere): the quad kernel's accesses without its registers. Each thread copies its quad of every population into shared memory
 // with cp.async (16 bytes per population in fp32, 8 in fp16; no register held while in flight, with the
 // L2 128-byte hint where H), the block's threads then collide its 4 BX cells one at a time (cell m of the
 // span by thread m mod BX) in place, and each thread stores its quads back from shared memory as the
@@ -164,6 +164,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_odd(S* __restrict_
 // inputs). Why: the quad kernel holds Q quads in registers (D3Q27 fp32: 108 of its 168, with 76 bytes of
 // spills, 3 blocks of 128 per SM); staged, the registers only carry one cell (staged_launch: 4 blocks
 // for D3Q27 fp32, as many as its 55 KB of shared memory allow, 5 for D3Q19 fp32), so more bytes are in flight.
+// Measured (docs/performance.md, LBM item 21): fp16 +1-3 % (with W, below), fp32 1-3 % slower.
 template <class S>
 __device__ inline float staged_get(const S* p) {
   if constexpr (std::is_same_v<S, float>) return *p;
