@@ -10,7 +10,7 @@
 // The populations start as a Taylor-Green vortex (--init tgv, the default; --init rest: the all-zero
 // shifted rest state, which is also taken where the initial fields do not fit the GPU's free memory; the
 // record's "init" says which). "kernel_form" records which tuned kernel ran (pair, one-cell-32, one-cell; quad+X: the quad kernel for the
-// even steps and X for the odd ones; quad-staged+X: its staged form, TESSERA_LBM_QUAD=staged).
+// even steps and X for the odd ones; quad-staged+X: its staged form, the default for fp16).
 // --kernel pattern: the tuned kernel's loads and stores without the collision (lbm::stream_pattern_only):
 // the memory ceiling of the AA access pattern with Q slot arrays, against which the tuned kernel's
 // fraction of copy can be read. --kernel pattern-blocked: the same on a blocked layout (32 cells x Q slots

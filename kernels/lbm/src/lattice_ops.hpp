@@ -46,7 +46,8 @@ bool tuned_quad_used(const LatticeState& s, CollisionKind kind);
 // fp32 in the periodic box and slower in every other case, docs/performance.md, LBM item 17); otherwise
 // they keep the pair or one-cell kernel.
 bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind);
-// Whether the quad kernel's even steps run its staged form (TESSERA_LBM_QUAD=staged; force-free steps).
+// Whether the quad kernel's force-free even steps run its staged form (by default with fp16 storage;
+// TESSERA_LBM_QUAD=on|staged|staged16 chooses).
 bool tuned_quad_staged_used(const LatticeState& s, CollisionKind kind);
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // The one-cell kernel's loads and stores without the collision (stream_pattern_only).

@@ -156,8 +156,9 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_odd(S* __restrict_
 }
 
 // The staged even step (force-free BGK; the default for fp16 storage, quad_staged; TESSERA_LBM_QUAD=staged
-// elsewhere): the quad kernel's accesses without its registers. Each thread copies its quad of every population into shared memory
-// with cp.async (16 bytes per population in fp32, 8 in fp16; no register held while in flight, with the
+// elsewhere): the quad kernel's accesses without its registers. Each thread copies its quad of every
+// population into shared memory with cp.async (16 bytes per population in fp32, 8 in fp16, or with W the
+// block's span in 16-byte chunks, below; no register held while in flight, with the
 // L2 128-byte hint where H), the block's threads then collide its 4 BX cells one at a time (cell m of the
 // span by thread m mod BX) in place, and each thread stores its quads back from shared memory as the
 // quad kernel does. The values are the quad kernel's bit for bit (the same collide() per cell on the same
@@ -197,7 +198,8 @@ template <class L, class S>
 constexpr size_t staged_smem(int bx) {
   return size_t(L::Q) * 4 * size_t(bx) * sizeof(S) + size_t(bx);  // [Q][4 BX] values, [BX] masks
 }
-// W (measurement, fp16: `staged16`, where the slot stride is a multiple of 8 cells): the block's span starts
+// W (fp16 where the slot stride is a multiple of 8 cells: the default there, and `staged16`; quad_staged):
+// the block's span starts
 // at a multiple of 8 cells (staged_base8) and is copied in and stored back in 16-byte chunks of 8 cells,
 // consecutive threads taking consecutive chunks of a population (512-byte warp requests instead of 256);
 // a chunk none of whose cells is updated is skipped, one partly updated is stored cell by cell.
