@@ -241,7 +241,7 @@ int main(int argc, char** argv) {
                                  "TESSERA_LBM_QUAD_ODD", "TESSERA_LBM_L2HINT"})
           r.set(knob, env_or_empty(knob));
         r
-            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form == "pair" || form == "quad+pair" || form == "quad" || form == "quad-staged+pair" || form == "quad-staged") : 0))
+            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form.ends_with("pair") || form == "quad" || form == "quad-staged") : 0))
             .set("n", static_cast<long long>(n)).set("nx", static_cast<long long>(g.nx))
             .set("ny", static_cast<long long>(g.ny)).set("nz", static_cast<long long>(g.nz)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)

@@ -176,23 +176,23 @@ __device__ inline void staged_set(S* p, float x) {
   if constexpr (std::is_same_v<S, float>) *p = x;
   else p->bits = uint16_t(float_to_half_bits(x));  // rounds as QuadOps<half_t>::set
 }
-template <class S, bool H>
-__device__ inline void staged_copy(S* dst, const S* src) {
-  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  if constexpr (sizeof(S) == 4) {
-    if constexpr (H) asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
-    else asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
-  } else {
-    if constexpr (H) asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
-    else asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
-  }
-}
-// 16 bytes (W: fp16's 8-cell chunks, `staged16`).
+// 16 bytes from global to shared memory (fp32's quads, W's 8-cell fp16 chunks).
 template <bool H, class S>
 __device__ inline void staged_copy16(S* dst, const S* src) {
   const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
   if constexpr (H) asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
   else asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+}
+// One quad: 16 bytes in fp32, 8 in fp16.
+template <class S, bool H>
+__device__ inline void staged_copy(S* dst, const S* src) {
+  if constexpr (sizeof(S) == 4) {
+    staged_copy16<H>(dst, src);
+  } else {
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    if constexpr (H) asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+    else asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+  }
 }
 template <class L, class S>
 constexpr size_t staged_smem(int bx) {
