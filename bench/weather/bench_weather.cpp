@@ -145,6 +145,7 @@ void bench_vadv(exec::Space sp, const bench::Ceiling& c, int64_t n, int64_t nz, 
   r.set("scratch_bytes_not_counted", on_chip ? 0.0 : 2.0 * 8.0 * double(n * n * nz));
   for (const char* k : {"TESSERA_VADV_KERNEL", "TESSERA_VADV_BLOCKS"})  // vadv_cuda.cpp's variant knobs
     if (const char* v = std::getenv(k)) r.set(k, v);
+  r.set("vadv_form", portable ? "portable" : vadv_last_form());  // the form that ran (a knob's may not apply)
   finish(r, c, ms, 3.0 * 8.0 * double(n * n * nz), double(n * n * nz));
 }
 

@@ -1,6 +1,7 @@
 // COSMO implicit vertical advection: one Thomas solve per column.
 #include "tessera/weather/vadv.hpp"
 
+#include <atomic>
 #include <cmath>
 
 #include "cosmo_cuda.hpp"
@@ -9,11 +10,22 @@ namespace tessera::weather {
 
 using exec::Range2;
 
+namespace {
+std::atomic<const char*> last_form{"portable"};
+}
+
+namespace detail {
+void vadv_note_form(const char* form) { last_form.store(form); }
+}  // namespace detail
+
+const char* vadv_last_form() { return last_form.load(); }
+
 void vadv_columns(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
                   double* scratch, double* out) {
 #if TESSERA_CUDA_COMPILER
-  if (ex.on_device() && detail::vadv_cuda(ex, gr, vp, in, w, out)) return;
+  if (ex.on_device() && detail::vadv_cuda(ex, gr, vp, in, w, out)) return;  // it notes its form
 #endif
+  detail::vadv_note_form("portable");
   vadv_columns_portable(ex, gr, vp, in, w, scratch, out);
 }
 

@@ -587,10 +587,14 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
       want != "twistq6cs" && want != "twistq8g" && want != "twistq8gh" && want != "twistq8gh128" && want != "twistq8gna" &&
-      want != "twistd12" && want != "twistd16" && want != "twistd20" && want != "twistbd16")
+      want != "twistd12" && want != "twistd16" && want != "twistd20" && want != "twistbd16" && want != "tma" &&
+      want != "tma4x2" && want != "tma5x2" && want != "tma3x3" && want != "tma2x4" && want != "tma1x2" && want != "tma1x3")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq8gh, twistq8gh128, twistq8gna, twistd12, twistd16, "
-                  "twistd20, twistbd16, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
+                  "': expected auto, tma, tma4x2, tma5x2, tma3x3, tma2x4, tma1x2, tma1x3, twistq6, twistq6cs, twistq8g, "
+                  "twistq8gh, twistq8gh128, twistq8gna, twistd12, twistd16, twistd20, twistbd16, twistq4, twistq8, twistb4, "
+                  "twisto4, ring, reg, smem, ringf or regf");
+  // The TMA-fed forms where they apply (vadv_tma_cuda.cpp), else the twisted default below.
+  if (want.rfind("tma", 0) == 0 && vadv_tma(ex, gr, vp, in, w, out, want)) return true;
   // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path with
   // the L2 128-byte hint, up to kRegLevels levels (0.786-0.787 / 0.866-0.871 / 0.913-0.915 of copy at 256^2 /
   // 512^2 / 1024^2 x 80 against 0.771-0.773 / 0.845 / 0.885-0.889 without the hint, e24ecf6; 8 ahead against 6:
@@ -598,8 +602,10 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   // the one-thread forms at 6f7dffd).
   const int tc = want == "twistb4" || want == "twistbd16"                                         ? 32
                  : want == "twisto4"                                                            ? 128
-                 : want.rfind("twistq", 0) == 0 || want.rfind("twistd", 0) == 0 || want == "auto" ? 64
-                                                                                                : 0;
+                 : want.rfind("twistq", 0) == 0 || want.rfind("twistd", 0) == 0 || want == "auto" ||
+                           want.rfind("tma", 0) == 0
+                     ? 64
+                     : 0;
   if (tc && gr.nz <= kRegLevels) {
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
@@ -610,6 +616,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
       allow_smem(kernel, bytes, raised);
       carveout_override(kernel);
       launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out, stamps);
+      vadv_note_form("twist");
     };
     static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, rst = 0, rh = 0, rh1 = 0, rna = 0,
                   rd12 = 0, rd16 = 0, rd20 = 0, rbd16 = 0;
@@ -658,6 +665,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     carveout_override(kernel);
     kernel<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_ring/reg");
+    vadv_note_form(kind == K::Ring ? "ring" : "reg");
   };
   if (kind == K::Ring) {
     static size_t raised = 0, raised_f = 0;
@@ -670,6 +678,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     allow_smem(vadv_column_smem, bytes, raised);
     vadv_column_smem<<<grid, kCols, bytes, s>>>(gr, S, in, w, out);
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_smem");
+    vadv_note_form("smem");
   }
   return true;
 }

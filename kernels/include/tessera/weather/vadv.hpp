@@ -134,6 +134,11 @@ void vadv_columns_portable(const exec::Exec& ex, const Grid& gr, const VadvParam
 void vadv_columns_portable_twisted(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in,
                                    const double* w, double* scratch, double* out);
 
+// The form the last call of vadv_columns ran: "portable" (the host, or a device call no tuned kernel
+// took), "twist" (the twisted kernel), "ring", "reg", "smem", or the TMA form's name ("tma4x2", ...).
+// For tests (that a form under test really ran, not its fallback) and benchmark records.
+const char* vadv_last_form();
+
 // Largest |w| dt / dz over interior columns (diagnostic for the caller's stability check).
 double vadv_max_courant(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* w);
 
