@@ -48,7 +48,7 @@ void fill(Buffer<double>& b, double lo, double hi, unsigned seed) {
 
 bench::Record base(exec::Space sp, const bench::Ceiling& c, const char* kernel) {
   bench::Record r = bench::environment_record(sp, c);
-  r.set("driver", "bench_weather").set("kernel", kernel).set("precision", "fp64");
+  r.set("benchmark", "weather").set("kernel", kernel).set("precision", "fp64");
   return r;
 }
 

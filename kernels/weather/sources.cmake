@@ -12,6 +12,5 @@ list(APPEND TESSERA_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/sw_tiled.cpp)
 # and vadv.cpp dispatch to them when the Exec is on the device.
 if(TESSERA_ENABLE_CUDA)
   list(APPEND TESSERA_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/hdiff_cuda.cpp
-       ${CMAKE_CURRENT_LIST_DIR}/src/vadv_cuda.cpp
-       ${CMAKE_CURRENT_LIST_DIR}/src/vadv_tma_cuda.cpp)
+       ${CMAKE_CURRENT_LIST_DIR}/src/vadv_cuda.cpp)
 endif()

@@ -98,26 +98,29 @@ std::string esc(const std::string& s) {
 }
 }  // namespace
 
-Record& Record::set(const std::string& k, const std::string& v) {
-  fields_.emplace_back(k, esc(v));
+// A key set twice keeps its first place and takes the new value: a record never holds a key twice (JSON
+// readers would keep only one of them).
+Record& Record::put(const std::string& k, std::string json) {
+  for (auto& f : fields_)
+    if (f.first == k) {
+      f.second = std::move(json);
+      return *this;
+    }
+  fields_.emplace_back(k, std::move(json));
   return *this;
 }
+Record& Record::set(const std::string& k, const std::string& v) { return put(k, esc(v)); }
 Record& Record::set(const std::string& k, double v) {
   char buf[64];
   if (std::isfinite(v))
     std::snprintf(buf, sizeof buf, "%.6g", v);
   else
     std::snprintf(buf, sizeof buf, "null");
-  fields_.emplace_back(k, buf);
-  return *this;
+  return put(k, buf);
 }
-Record& Record::set(const std::string& k, long long v) {
-  fields_.emplace_back(k, std::to_string(v));
-  return *this;
-}
+Record& Record::set(const std::string& k, long long v) { return put(k, std::to_string(v)); }
 Record& Record::set(const std::string& k, bool v) {
-  fields_.emplace_back(k, v ? "true" : "false");
-  return *this;
+  return put(k, v ? "true" : "false");
 }
 std::string Record::str() const {
   std::string o = "{";
@@ -139,7 +142,7 @@ Record environment_record(exec::Space space, const Ceiling& c) {
   r.set("space", exec::to_string(space));
   if (space == exec::Space::Device) {
     const auto inf = device::info();
-    r.set("card", inf.name).set("driver", (long long)inf.driver_version).set("sms", inf.sm_count);
+    r.set("card", inf.name).set("driver", (long long)inf.driver_version).set("sms", inf.sm_count);  // CUDA driver version
     r.set("card_memory_bytes", (long long)inf.total_bytes);
   } else {
     r.set("card", "host CPU");

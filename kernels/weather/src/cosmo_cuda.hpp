@@ -4,8 +4,6 @@
 // device results are bit-identical to hdiff_portable / vadv_columns_portable(_twisted) on the device
 // (tests/weather/test_cosmo_tuned.cpp checks this on random inputs).
 #pragma once
-#include <string>
-
 #include "tessera/core/exec.hpp"
 #include "tessera/weather/grid.hpp"
 #include "tessera/weather/vadv.hpp"
@@ -27,16 +25,7 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
 bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
                double* out);
 
-// The TMA-fed form (vadv_tma_cuda.cpp: column tiles of 16 x nz staged in shared memory by the bulk tensor
-// copy engine, a persistent grid of warps taking tiles from a counter, the twisted solve in place;
-// bit-identical to vadv_columns_portable_twisted on the device). `form` names the shape: tma (= tma4x2),
-// tma5x2, tma3x3, tma2x4, tma1x2, tma1x3 (warps per block x stages per warp). Returns false (nothing
-// launched) where it does not apply: before sm_90, more than 256 levels, an odd padded row length
-// (TMA strides are multiples of 16 bytes), unaligned fields, or tiles that do not fit in shared memory.
-bool vadv_tma(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
-              double* out, const std::string& form);
 // What vadv_last_form() returns next (a string literal); the tuned paths call it as they launch.
 void vadv_note_form(const char* form);
-bool vadv_tma_fits(const Grid& gr, const double* in, const double* w);
 
 }  // namespace tessera::weather::detail

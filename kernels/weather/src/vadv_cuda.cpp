@@ -30,7 +30,9 @@
 // passing the rows (a, b, c, d) through a shared-memory ring with named barriers (0.42-0.46: four
 // blocks per multiprocessor, the producer's dependent instructions became the chain), and a persistent
 // form overlapping each column's backward sweep with the next column's forward sweep in mirrored
-// register slots (0.44 / 0.55 / 0.59: 254 registers, and at 256^2 only ~2 columns per thread).
+// register slots (0.44 / 0.55 / 0.59: 254 registers, and at 256^2 only ~2 columns per thread), and whole
+// 16-column tiles staged by TMA into per-warp shared-memory stages of a persistent grid (0.34-0.57 /
+// 0.36-0.67 / 0.37-0.70, e64884e: the stages leave room for 2-5 solving warps per multiprocessor).
 #include "cosmo_cuda.hpp"
 
 #if TESSERA_CUDA_COMPILER
@@ -587,14 +589,10 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
       want != "twistq6cs" && want != "twistq8g" && want != "twistq8gh" && want != "twistq8gh128" && want != "twistq8gna" &&
-      want != "twistd12" && want != "twistd16" && want != "twistd20" && want != "twistbd16" && want != "tma" &&
-      want != "tma4x2" && want != "tma5x2" && want != "tma3x3" && want != "tma2x4" && want != "tma1x2" && want != "tma1x3")
+      want != "twistd12" && want != "twistd16" && want != "twistd20" && want != "twistbd16")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, tma, tma4x2, tma5x2, tma3x3, tma2x4, tma1x2, tma1x3, twistq6, twistq6cs, twistq8g, "
-                  "twistq8gh, twistq8gh128, twistq8gna, twistd12, twistd16, twistd20, twistbd16, twistq4, twistq8, twistb4, "
-                  "twisto4, ring, reg, smem, ringf or regf");
-  // The TMA-fed forms where they apply (vadv_tma_cuda.cpp), else the twisted default below.
-  if (want.rfind("tma", 0) == 0 && vadv_tma(ex, gr, vp, in, w, out, want)) return true;
+                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq8gh, twistq8gh128, twistq8gna, twistd12, twistd16, "
+                  "twistd20, twistbd16, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
   // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path with
   // the L2 128-byte hint, up to kRegLevels levels (0.786-0.787 / 0.866-0.871 / 0.913-0.915 of copy at 256^2 /
   // 512^2 / 1024^2 x 80 against 0.771-0.773 / 0.845 / 0.885-0.889 without the hint, e24ecf6; 8 ahead against 6:
@@ -602,10 +600,8 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   // the one-thread forms at 6f7dffd).
   const int tc = want == "twistb4" || want == "twistbd16"                                         ? 32
                  : want == "twisto4"                                                            ? 128
-                 : want.rfind("twistq", 0) == 0 || want.rfind("twistd", 0) == 0 || want == "auto" ||
-                           want.rfind("tma", 0) == 0
-                     ? 64
-                     : 0;
+                 : want.rfind("twistq", 0) == 0 || want.rfind("twistd", 0) == 0 || want == "auto" ? 64
+                                                                                                : 0;
   if (tc && gr.nz <= kRegLevels) {
     const dim3 tg(unsigned((gr.sx() * gr.ny + tc - 1) / tc));
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);

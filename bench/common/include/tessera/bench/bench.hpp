@@ -27,7 +27,8 @@ Ceiling measure_copy_ceiling(exec::Space space, std::size_t bytes = 0, int reps 
 std::vector<double> time_ms(exec::Space space, const std::function<void()>& fn, int warmup, int reps);
 double median(std::vector<double> v);
 
-// A flat JSON object: add fields, then str(). Strings are escaped; numbers printed with full precision.
+// A flat JSON object: add fields, then str(). Strings are escaped; numbers printed with full precision. Setting
+// a key again replaces its value.
 class Record {
  public:
   Record& set(const std::string& k, const std::string& v);
@@ -39,6 +40,7 @@ class Record {
   std::string str() const;
 
  private:
+  Record& put(const std::string& k, std::string json);
   std::vector<std::pair<std::string, std::string>> fields_;  // value already JSON-encoded
 };
 
