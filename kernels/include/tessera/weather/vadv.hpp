@@ -135,7 +135,7 @@ void vadv_columns_portable_twisted(const exec::Exec& ex, const Grid& gr, const V
                                    const double* w, double* scratch, double* out);
 
 // The form the last call of vadv_columns ran: "portable" (the host, or a device call no tuned kernel
-// took), "twist" (the twisted kernel), "ring", "reg", "smem", or the TMA form's name ("tma4x2", ...).
+// took), "twist" (the twisted kernel), "ring", "reg" or "smem".
 // For tests (that a form under test really ran, not its fallback) and benchmark records.
 const char* vadv_last_form();
 
