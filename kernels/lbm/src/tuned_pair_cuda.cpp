@@ -321,14 +321,6 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_odd_staged(S* __restric
   const uint32_t lo = max(span0, plane + g.px + 1u), hi = min(span0 + kSpan, plane + g.pxy - g.px - 1u);
   if (lo >= hi) return;  // uniform over the block
   l2_prefetch_block<S, Q>(f, true, int64_t(span0), kSpan, pf);
-  // Each population's offset, formed with q known at compile time: L::c(q, a) with a run-time q builds the
-  // lattice's velocity table in local memory on every call (a 228-byte stack frame for D3Q19, 324 for
-  // D3Q27), which made the first form of this kernel 150 times slower (docs/performance.md, LBM item 23).
-  __shared__ uint32_t s_off[Q];
-  if (tid == 0) {
-    TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) s_off[q] = quad_offset<L>(q, g);
-  }
   {
     const uint32_t c = span0 + 4u * tid;
     const uint32_t up4 = quad_even_mask(g, flags, c, k);
@@ -336,11 +328,10 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_odd_staged(S* __restric
     for (uint32_t j = 0; j < 4u; ++j)
       s_code[4u * tid + j] = ((up4 >> j) & 1u) ? ((__ldg(flags + c + j) & kNoWallNeighbour) ? 1 : 2) : 0;
   }
-  __syncthreads();  // s_off
   // Population q's run: slot opp(q) from span0 - off_q; its chunks from b_q, those covering [lo, hi) only.
   for (uint32_t i = tid; i < uint32_t(Q) * kCh; i += BX) {
     const uint32_t q = i / kCh, ch = i - q * kCh;
-    const uint32_t off = s_off[q];
+    const uint32_t off = quad_offset<L>(int(q), g);
     const uint32_t b = (span0 - off) & ~(kV - 1u), e = b + ch * kV;
     if (e + kV <= lo - off || e >= hi - off) continue;
     const S* src = f + (uint32_t(opposite(int(q))) * n + e);
@@ -382,7 +373,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_odd_staged(S* __restric
   // e + j is m = e + j - off_q - span0, its value at m + d_q in shared memory.
   for (uint32_t i = tid; i < uint32_t(Q) * kCh; i += BX) {
     const uint32_t q = i / kCh, ch = i - q * kCh;
-    const uint32_t off = s_off[q];
+    const uint32_t off = quad_offset<L>(int(q), g);
     const uint32_t e = ((span0 + off) & ~(kV - 1u)) + ch * kV;
     if (e + kV <= lo + off || e >= hi + off) continue;
     const uint32_t d = (span0 - off) & (kV - 1u);
