@@ -46,9 +46,6 @@ bool tuned_quad_used(const LatticeState& s, CollisionKind kind);
 // fp32 in the periodic box and slower in every other case, docs/performance.md, LBM item 17); otherwise
 // they keep the pair or one-cell kernel.
 bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind);
-// Whether the force-free odd steps of a quad case take the staged odd step (TESSERA_LBM_QUAD_ODD=staged:
-// aligned chunks through shared memory, tuned_pair_cuda.cpp); odd steps with a force keep their kernel.
-bool tuned_odd_staged_used(const LatticeState& s, CollisionKind kind);
 // Whether the quad kernel's force-free even steps run its staged form (by default with fp16 storage;
 // TESSERA_LBM_QUAD=on|staged|staged16 chooses).
 bool tuned_quad_staged_used(const LatticeState& s, CollisionKind kind);

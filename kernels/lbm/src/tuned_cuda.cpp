@@ -357,7 +357,6 @@ const char* tuned_kernel_form(const LatticeState& s, CollisionKind kind) {
   const bool quad = detail::tuned_quad_used(s, kind);  // even steps; the odd ones take the form named after it
   const bool staged = detail::tuned_quad_staged_used(s, kind);  // the even steps' staged form (force-free steps)
   if (quad && detail::tuned_quad_odd_used(s, kind)) return staged ? "quad-staged" : "quad";
-  if (detail::tuned_odd_staged_used(s, kind)) return staged ? "quad-staged+odd-staged" : "quad+odd-staged";
   if (detail::tuned_pair_used(s, kind)) return staged ? "quad-staged+pair" : quad ? "quad+pair" : "pair";
   if (use_index32(s.grid(), s.q(), s.precision()))
     return staged ? "quad-staged+one-cell-32" : quad ? "quad+one-cell-32" : "one-cell-32";

@@ -118,9 +118,6 @@ bool quad_staged(const LatticeState& s, bool* wide = nullptr) {
   if (v == "staged" || v == "staged8" || v == "staged16") return true;
   return (v.empty() || v == "auto") && s.precision() == Precision::FP16 && (fits || s.lattice() == LatticeKind::D3Q19);
 }
-// TESSERA_LBM_QUAD_ODD=staged (measurement): the force-free BGK odd steps of the quad cases take the staged
-// odd step (stream_collide_odd_staged); steps with a force keep their odd kernel.
-bool odd_staged() { return env_knob("TESSERA_LBM_QUAD_ODD") == "staged"; }
 bool pair_selected(LatticeKind lk, Precision pr) {
   return knob_selected("TESSERA_LBM_PAIR", pair_variant(), lk == LatticeKind::D3Q19 && pr == Precision::FP32);
 }
@@ -280,125 +277,6 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restri
   }
 }
 
-// The staged odd step (force-free BGK; TESSERA_LBM_QUAD_ODD=staged, measurement): the odd AA step's
-// accesses as aligned chunks. ncu of the defaults (docs/performance.md, LBM item 22) has the odd steps at
-// 0.80-0.85 of the copy ceiling in fp32 and 0.64-0.69 in fp16 where the even steps move 0.89-0.93 and
-// 0.76-0.86, loading the L2 partition link more per byte: their loads and stores at the x +- 1 neighbours
-// are misaligned by a cell (single-lane accesses at the warp ends in the pair kernel). In the odd step the
-// block's span of 4 BX cells (c = span0 + m) reads population q from slot opp(q) at c - off_q and writes
-// it to slot q at c + off_q, off_q = cx + px cy + pxy cz: for each q a contiguous run of the slot array,
-// shifted. So each run is copied in as aligned chunks of kV cells (16 bytes; 8 for fp16 where the slot
-// stride is not a multiple of 8 cells), one more chunk than the span to cover the shift, into shared
-// memory (cell m of population q at m + d_q, d_q = (span0 - off_q) mod kV); each cell without a wall
-// neighbour (kNoWallNeighbour) is collided in place by one thread; then every target run is written back
-// as aligned chunks of kV cells read from shared memory, whole where all of a chunk's cells are this
-// block's free updated cells, else value by value. Cells next to a wall take aa_load / aa_store from
-// global memory (as the one-cell kernel does) and are left out of the chunks. Race-free as the one-cell
-// kernel: every address the odd step writes is read by the same cell only (AA pattern), the chunk cells
-// beyond the span are loaded but never used, and the block's loads land before any of its stores.
-// The same collide_cell() on the same inputs: the one-cell kernel's values bit for bit (test_lbm_tuned).
-// offset(c_q) = cx + px cy + pxy cz in wrapping unsigned arithmetic (c +- it is exact for valid indices).
-template <class L>
-__device__ inline uint32_t quad_offset(int q, const QuadGeom& g) {
-  const int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
-  return uint32_t(cx) + (cy > 0 ? g.px : (cy < 0 ? 0u - g.px : 0u)) + (cz > 0 ? g.pxy : (cz < 0 ? 0u - g.pxy : 0u));
-}
-template <class L, class S, int BX, int MB, int KV, bool H>
-__global__ void __launch_bounds__(BX, MB) stream_collide_odd_staged(S* __restrict__ f, const uint8_t* __restrict__ flags,
-                                                                    StepArgs<float> a, QuadGeom g, Prefetch pf) {
-  constexpr int Q = L::Q;
-  constexpr uint32_t kSpan = 4u * BX, kV = uint32_t(KV);
-  constexpr uint32_t kBuf = kSpan + kV, kCh = kSpan / kV + 1u;  // values and chunks per population
-  using Vec = std::conditional_t<KV * sizeof(S) == 16, uint4, uint2>;
-  static_assert(sizeof(Vec) == KV * sizeof(S), "a chunk is 8 or 16 bytes");
-  extern __shared__ __align__(16) unsigned char s_raw[];
-  S* sv = reinterpret_cast<S*>(s_raw);                          // [Q][kBuf]
-  uint8_t* s_code = s_raw + sizeof(S) * size_t(Q) * kBuf;       // [kSpan]: 0 not updated, 1 free, 2 wall neighbour
-  const uint32_t k = blockIdx.y, tid = threadIdx.x, n = g.n;
-  const uint32_t span0 = quad_base(g, k) + kSpan * blockIdx.x;
-  // The block's updated cells lie in [lo, hi): rows 1 .. py-2 of plane k+1 without their ghost columns.
-  const uint32_t plane = g.pxy * (k + 1u);
-  const uint32_t lo = max(span0, plane + g.px + 1u), hi = min(span0 + kSpan, plane + g.pxy - g.px - 1u);
-  if (lo >= hi) return;  // uniform over the block
-  l2_prefetch_block<S, Q>(f, true, int64_t(span0), kSpan, pf);
-  {
-    const uint32_t c = span0 + 4u * tid;
-    const uint32_t up4 = quad_even_mask(g, flags, c, k);
-    TESSERA_LBM_UNROLL
-    for (uint32_t j = 0; j < 4u; ++j)
-      s_code[4u * tid + j] = ((up4 >> j) & 1u) ? ((__ldg(flags + c + j) & kNoWallNeighbour) ? 1 : 2) : 0;
-  }
-  // Population q's run: slot opp(q) from span0 - off_q; its chunks from b_q, those covering [lo, hi) only.
-  for (uint32_t i = tid; i < uint32_t(Q) * kCh; i += BX) {
-    const uint32_t q = i / kCh, ch = i - q * kCh;
-    const uint32_t off = quad_offset<L>(int(q), g);
-    const uint32_t b = (span0 - off) & ~(kV - 1u), e = b + ch * kV;
-    if (e + kV <= lo - off || e >= hi - off) continue;
-    const S* src = f + (uint32_t(opposite(int(q))) * n + e);
-    S* dst = sv + q * kBuf + ch * kV;
-    if constexpr (KV * sizeof(S) == 16) staged_copy16<H>(dst, src);
-    else staged_copy<S, H>(dst, src);  // fp16, 4 cells: 8 bytes
-  }
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-  __syncthreads();
-#pragma unroll 1
-  for (uint32_t m = tid; m < kSpan; m += BX) {
-    const uint8_t code = s_code[m];
-    if (code == 0) continue;
-    const uint32_t c = span0 + m;
-    float x[Q];
-    if (code == 1) {
-      TESSERA_LBM_UNROLL
-      for (int q = 0; q < Q; ++q) {
-        const uint32_t d = (span0 - quad_offset<L>(q, g)) & (kV - 1u);
-        x[q] = staged_get(sv + uint32_t(q) * kBuf + m + d);
-      }
-    } else {
-      aa_load<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c), x);
-    }
-    collide_cell<L, CollisionKind::BGK, float, false>(a, int64_t(c), x);
-    if (code == 1) {
-      TESSERA_LBM_UNROLL
-      for (int q = 0; q < Q; ++q) {
-        const uint32_t d = (span0 - quad_offset<L>(q, g)) & (kV - 1u);
-        staged_set(sv + uint32_t(q) * kBuf + m + d, x[q]);
-      }
-    } else {
-      aa_store<L, S, float>(f, flags, a.grid, true, c_pair_walls, int64_t(c), x);
-    }
-  }
-  __syncthreads();
-  // Population q's target run: slot q from span0 + off_q, in aligned chunks; cell m of a chunk at global
-  // e + j is m = e + j - off_q - span0, its value at m + d_q in shared memory.
-  for (uint32_t i = tid; i < uint32_t(Q) * kCh; i += BX) {
-    const uint32_t q = i / kCh, ch = i - q * kCh;
-    const uint32_t off = quad_offset<L>(int(q), g);
-    const uint32_t e = ((span0 + off) & ~(kV - 1u)) + ch * kV;
-    if (e + kV <= lo + off || e >= hi + off) continue;
-    const uint32_t d = (span0 - off) & (kV - 1u);
-    const uint32_t m0 = e - off - span0;  // cell of the chunk's first value (wraps below 0: not in the span)
-    const S* src = sv + q * kBuf + d;
-    S* dst = f + (q * n + e);
-    uint32_t mask = 0;
-    TESSERA_LBM_UNROLL
-    for (uint32_t j = 0; j < kV; ++j) {
-      const uint32_t m = m0 + j;
-      if (m < kSpan && s_code[m] == 1) mask |= 1u << j;
-    }
-    if (mask == (1u << kV) - 1u) {
-      alignas(16) S v[KV];
-      TESSERA_LBM_UNROLL
-      for (uint32_t j = 0; j < kV; ++j) v[j] = src[m0 + j];
-      *reinterpret_cast<Vec*>(dst) = *reinterpret_cast<const Vec*>(v);
-    } else if (mask != 0u) {
-      TESSERA_LBM_UNROLL
-      for (uint32_t j = 0; j < kV; ++j)
-        if ((mask >> j) & 1u) dst[j] = src[m0 + j];
-    }
-  }
-}
-
 // Launch configuration: block size BX x minimum resident blocks per SM MB (__launch_bounds__). Measured
 // on an H200 at 256^3 (BGK, periodic; MLUPs/s; docs/performance.md): first version, D3Q19 fp16 128 x 5 (96
 // registers) 28,187, 128 x 4 25,266; D3Q19 fp32 128 x 5 21,112, 128 x 4 (118 registers) 19,744. Force-free
@@ -471,42 +349,6 @@ void go_quad_staged(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, 
   else go_quad_staged_as<L, S, D.bx, mb, false>(st, s, a);
 }
 
-// The staged odd step (force-free BGK): blocks per SM as the shared memory allows, within one cell's
-// registers (as the staged even step); chunks of 16 bytes, or 8 for fp16 where the slot stride is not a
-// multiple of 8 cells. H: the L2 128-byte hint where the even steps take it.
-template <class L, class S, int KV, bool H>
-void go_odd_staged_as(cudaStream_t st, LatticeState& s, const StepArgs<float>& a) {
-  constexpr PairLaunch D = staged_launch<L, S>();
-  const GridLayout& g = s.grid();
-  const QuadGeom qg = make_quad_geom(g);
-  const dim3 grid(unsigned((uint64_t(qg.quads) + D.bx - 1) / D.bx), unsigned(g.nz));
-  const Prefetch pf = make_prefetch<L, S>(g, st, true);
-  const size_t bytes = size_t(L::Q) * (4u * D.bx + KV) * sizeof(S) + 4u * D.bx;
-  auto kernel = stream_collide_odd_staged<L, S, D.bx, D.mb, KV, H>;
-  static const bool raised = [&] {
-    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    return true;
-  }();
-  (void)raised;
-  kernel<<<grid, D.bx, bytes, st>>>(static_cast<S*>(s.pops()), s.flags(), a, qg, pf);
-}
-template <class L, class S>
-void go_odd_staged(cudaStream_t st, LatticeState& s, const StepArgs<float>& a) {
-  const bool hint = l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27);
-  if constexpr (std::is_same_v<S, float>) {
-    if (hint) go_odd_staged_as<L, S, 4, true>(st, s, a);
-    else go_odd_staged_as<L, S, 4, false>(st, s, a);
-  } else {
-    if (staged_wide_fits(s)) {
-      if (hint) go_odd_staged_as<L, S, 8, true>(st, s, a);
-      else go_odd_staged_as<L, S, 8, false>(st, s, a);
-    } else {
-      if (hint) go_odd_staged_as<L, S, 4, true>(st, s, a);
-      else go_odd_staged_as<L, S, 4, false>(st, s, a);
-    }
-  }
-}
-
 // MBO: the odd step's minimum blocks per SM.
 template <class L, class S, CollisionKind K, int BX, int MB, int MBO = MB>
 void go_quad(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool force) {
@@ -538,12 +380,6 @@ void launch_quad(const exec::Exec& ex, LatticeState& s, const CollisionParams& p
   constexpr PairLaunch D = quad_launch<L, S>(), DO = quad_odd_launch<L, S>();
   static_assert(D.bx == DO.bx);
   const bool force = tuned_force_terms(s, p);
-  if constexpr (K == CollisionKind::BGK)
-    if (a.odd && !force && odd_staged()) {
-      go_odd_staged<L, S>(st, s, a);
-      TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_odd_staged");
-      return;
-    }
   if constexpr (K == CollisionKind::BGK)
     if (bool wide = false; !a.odd && !force && quad_staged(s, &wide)) {
       bool done = false;
@@ -618,14 +454,9 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, con
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_pair");
 }
 
-// An odd step that the staged odd form takes (force-free BGK of a quad case, TESSERA_LBM_QUAD_ODD=staged).
-bool odd_staged_step(const LatticeState& s, const CollisionParams& p) {
-  return s.parity != 0 && odd_staged() && tuned_quad_used(s, p.kind) && !tuned_force_terms(s, p);
-}
-
 template <class L>
 bool by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const PairGeom& pg) {
-  if (tuned_quad_used(s, p.kind) && (s.parity == 0 || tuned_quad_odd_used(s, p.kind) || odd_staged_step(s, p))) {
+  if (tuned_quad_used(s, p.kind) && (s.parity == 0 || tuned_quad_odd_used(s, p.kind))) {  // tuned_quad_kernel.hpp
     if (s.precision() == Precision::FP32) launch_quad<L, float, CollisionKind::BGK>(ex, s, p);
     else launch_quad<L, half_t, CollisionKind::BGK>(ex, s, p);
     return true;
@@ -665,20 +496,15 @@ bool tuned_quad_staged_used(const LatticeState& s, CollisionKind kind) {
 }
 
 bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind) {
-  if (odd_staged()) return false;  // the staged odd step instead (force-free steps; the others keep their kernel)
   return tuned_quad_used(s, kind) && s.grid().px() % 4 == 0 &&
          knob_selected("TESSERA_LBM_QUAD_ODD", env_knob("TESSERA_LBM_QUAD_ODD"), false);
-}
-
-bool tuned_odd_staged_used(const LatticeState& s, CollisionKind kind) {
-  return odd_staged() && tuned_quad_used(s, kind);
 }
 
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
 #if TESSERA_CUDA_COMPILER
   // Neither kernel for this step (an odd step of a quad case without the pair kernel): the one-cell kernel.
   if (!tuned_pair_used(s, p.kind) &&
-      !(tuned_quad_used(s, p.kind) && (s.parity == 0 || tuned_quad_odd_used(s, p.kind) || odd_staged_step(s, p))))
+      !(tuned_quad_used(s, p.kind) && (s.parity == 0 || tuned_quad_odd_used(s, p.kind))))
     return false;
   const PairGeom pg = make_pair_geom(s.grid(), pair_align());
   switch (s.lattice()) {
