@@ -25,6 +25,10 @@ enum class LatticeKind { D2Q9, D3Q19, D3Q27 };
 
 TESSERA_HD constexpr int opposite(int q) { return q == 0 ? 0 : ((q & 1) ? q + 1 : q - 1); }
 
+// c(q, a) in device code: q must be known at compile time (an unrolled loop). With a run-time q the local
+// table is rebuilt in local memory on every call (a 228-byte stack frame for D3Q19), which once made a
+// kernel 150 times slower (docs/performance.md, LBM item 23); take such values from a table filled with
+// compile-time q instead.
 struct D2Q9 {
   static constexpr int D = 2, Q = 9;
   static constexpr LatticeKind kind = LatticeKind::D2Q9;
