@@ -589,20 +589,17 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
       want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
       want != "twistq6cs" && want != "twistq8g" && want != "twistq8gh" && want != "twistq8gh128" && want != "twistq8gna" &&
-      want != "twistd12" && want != "twistd16" && want != "twistd20" && want != "twistbd16" && want != "twisto8h128" &&
-      want != "twisto8h256" && want != "twists8h128")
+      want != "twistd12" && want != "twistd16" && want != "twistd20" && want != "twistbd16")
     TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
                   "': expected auto, twistq6, twistq6cs, twistq8g, twistq8gh, twistq8gh128, twistq8gna, twistd12, twistd16, "
-                  "twistd20, twistbd16, twisto8h128, twisto8h256, twists8h128, twistq4, twistq8, twistb4, twisto4, ring, reg, "
-                  "smem, ringf or regf");
+                  "twistd20, twistbd16, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
   // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path with
   // the L2 128-byte hint, up to kRegLevels levels (0.786-0.787 / 0.866-0.871 / 0.913-0.915 of copy at 256^2 /
   // 512^2 / 1024^2 x 80 against 0.771-0.773 / 0.845 / 0.885-0.889 without the hint, e24ecf6; 8 ahead against 6:
   // 0.779 / 0.856 / 0.899 against 0.775-0.777 / 0.835-0.837 / 0.893-0.894, 5c7e6ba; 0.626 / 0.631 / 0.672 for
   // the one-thread forms at 6f7dffd).
   const int tc = want == "twistb4" || want == "twistbd16"                                         ? 32
-                 : want == "twisto4" || want == "twisto8h128" || want == "twisto8h256"          ? 128
-                 : want == "twists8h128"                                                        ? 256
+                 : want == "twisto4"                                                            ? 128
                  : want.rfind("twistq", 0) == 0 || want.rfind("twistd", 0) == 0 || want == "auto" ? 64
                                                                                                 : 0;
   if (tc && gr.nz <= kRegLevels) {
@@ -618,18 +615,13 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
       vadv_note_form("twist");
     };
     static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, rst = 0, rh = 0, rh1 = 0, rna = 0,
-                  rd12 = 0, rd16 = 0, rd20 = 0, rbd16 = 0, ro8 = 0, ro8h = 0, rs8 = 0;
+                  rd12 = 0, rd16 = 0, rd20 = 0, rbd16 = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
     if (want == "twistbd16") go(vadv_column_twist<32, 16, 3>, twist_smem<32>(), rbd16);
     else if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
     else if (want == "twistd12") go(vadv_column_twist<64, 12, 3>, twist_smem<64>(), rd12);
     else if (want == "twistd16") go(vadv_column_twist<64, 16, 3>, twist_smem<64>(), rd16);
     else if (want == "twistd20") go(vadv_column_twist<64, 20, 3>, twist_smem<64>(), rd20);
-    // Wider blocks with the default's loads (measurement): 128 / 256 columns per block, so that each level of a
-    // block is 1 / 2 KB of contiguous phi and w; the 128-byte or 256-byte L2 hint.
-    else if (want == "twisto8h128") go(vadv_column_twist<128, 8, 3>, twist_smem<128>(), ro8);
-    else if (want == "twisto8h256") go(vadv_column_twist<128, 8, 2>, twist_smem<128>(), ro8h);
-    else if (tc == 256) go(vadv_column_twist<256, 8, 3>, twist_smem<256>(), rs8);
     else if (tc == 128) go(vadv_column_twist<128, 4, 0>, twist_smem<128>(), r128);
     else if (want == "twistq4") go(vadv_column_twist<64, 4, 0>, twist_smem<64>(), r64);
     else if (want == "twistq8") go(vadv_column_twist<64, 8, 0>, twist_smem<64>(), r64c);
