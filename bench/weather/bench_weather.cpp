@@ -13,7 +13,11 @@
 // runs --launches back-to-back launches (default 10 on the GPU, 1 on the host) and reports the time per
 // launch, so that the ~2-3 us between an event and a kernel start does not count against a 30 us kernel
 // (a time loop launches back to back too); launches_per_sample records it.
-// Usage: bench_weather [--device cpu|gpu] [--quick] [--reps N] [--launches N] [--only sw|hdiff|vadv]
+//   copy      (GPU, --only copy) the floor at a stencil's size: a device-to-device cudaMemcpyAsync moving the
+//             stencil's protocol bytes per call (1.5 x 8 B per point copied: 3 x 8 B read + written), timed as
+//             the stencils are (--launches back-to-back calls per sample), so that the per-call cost of a
+//             126 MB step at 256^2 x 80 can be set against the 4 GiB copy ceiling. Not run by default.
+// Usage: bench_weather [--device cpu|gpu] [--quick] [--reps N] [--launches N] [--only sw|hdiff|vadv|copy]
 //                      [--tuned-only]   (GPU: skip the portable forms of the COSMO stencils)
 //                      [--sizes N,N,...] (the COSMO stencils on N x N x 80 instead of 256, 512, 1024)
 // Prints one JSON object per configuration on stdout (bench/run collects them).
@@ -28,6 +32,7 @@
 
 #include "tessera/bench/bench.hpp"
 #include "tessera/core/buffer.hpp"
+#include "tessera/core/cuda_check.hpp"
 #include "tessera/weather/boundary.hpp"
 #include "tessera/weather/hdiff.hpp"
 #include "tessera/weather/sw_step.hpp"
@@ -149,6 +154,25 @@ void bench_vadv(exec::Space sp, const bench::Ceiling& c, int64_t n, int64_t nz, 
   finish(r, c, ms, 3.0 * 8.0 * double(n * n * nz), double(n * n * nz));
 }
 
+// The copy floor at a stencil's size (see the header): the same bytes per call as hdiff and vadv.
+void bench_copy_same_bytes(exec::Space sp, const bench::Ceiling& c, int64_t n, int64_t nz, int reps, int launches) {
+#if TESSERA_HAVE_CUDA
+  const size_t count = size_t(3 * n * n * nz / 2);  // doubles copied: 1.5 per point
+  Buffer<double> a(count, MemKind::Device, "copy_src"), b(count, MemKind::Device, "copy_dst");
+  a.zero();
+  b.zero();
+  const double ms = per_launch_ms(
+      sp, [&]() { TESSERA_CUDA_CHECK(cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, nullptr)); },
+      reps, launches);
+  bench::Record r = base(sp, c, "copy_same_bytes");
+  r.set("nx", (long long)n).set("ny", (long long)n).set("nz", (long long)nz).set("launches_per_sample", (long long)launches);
+  finish(r, c, ms, 2.0 * 8.0 * double(count), double(n * n * nz));
+#else
+  (void)sp, (void)c, (void)n, (void)nz, (void)reps, (void)launches;
+  throw std::runtime_error("--only copy: needs a CUDA build");
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -167,7 +191,7 @@ int main(int argc, char** argv) {
     else if (s == "--tuned-only") tuned_only = true;
     else if (s == "--sizes" && a + 1 < argc) sizes = argv[++a];
     else if (s == "-h" || s == "--help") {
-      std::printf("bench_weather [--device cpu|gpu] [--quick] [--reps N] [--launches N] [--only sw|hdiff|vadv] "
+      std::printf("bench_weather [--device cpu|gpu] [--quick] [--reps N] [--launches N] [--only sw|hdiff|vadv|copy] "
                   "[--tuned-only] [--sizes N,N,...]\n");
       return 0;
     } else {
@@ -180,8 +204,9 @@ int main(int argc, char** argv) {
     const bench::Ceiling c = bench::measure_copy_ceiling(sp, quick ? (std::size_t(64) << 20) : 0, quick ? 3 : 20);
     if (quick) reps = 2;
     if (launches <= 0) launches = gpu && !quick ? 10 : 1;
-    if (!only.empty() && only != "sw" && only != "hdiff" && only != "vadv")
-      throw std::runtime_error("--only '" + only + "': expected sw, hdiff or vadv");
+    if (!only.empty() && only != "sw" && only != "hdiff" && only != "vadv" && only != "copy")
+      throw std::runtime_error("--only '" + only + "': expected sw, hdiff, vadv or copy");
+    if (only == "copy" && !gpu) throw std::runtime_error("--only copy: the copy floor is measured on the GPU (--device gpu)");
     auto want = [&](const char* k) { return only.empty() || only == k; };
     const std::vector<int64_t> sw = quick ? std::vector<int64_t>{256} : gpu ? std::vector<int64_t>{4096, 8192} : std::vector<int64_t>{1024, 2048};
     std::vector<int64_t> st = quick ? std::vector<int64_t>{64} : gpu ? std::vector<int64_t>{256, 512, 1024} : std::vector<int64_t>{256};
@@ -196,6 +221,8 @@ int main(int argc, char** argv) {
       }
     }
     const int64_t nz = quick ? 8 : 80;
+    if (only == "copy")
+      for (int64_t n : st) bench_copy_same_bytes(sp, c, n, nz, reps, launches);
     if (want("sw"))
       for (int64_t n : sw) bench_sw(sp, c, n, reps);
     // The portable forms as well on the GPU (on the host the entry points are the portable forms).
