@@ -201,12 +201,13 @@ int main(int argc, char** argv) {
   }
   try {
     const bool gpu = sp == exec::Space::Device;
-    const bench::Ceiling c = bench::measure_copy_ceiling(sp, quick ? (std::size_t(64) << 20) : 0, quick ? 3 : 20);
-    if (quick) reps = 2;
-    if (launches <= 0) launches = gpu && !quick ? 10 : 1;
+    // Bad options are refused before the copy ceiling is measured (seconds on a 4 GiB copy).
     if (!only.empty() && only != "sw" && only != "hdiff" && only != "vadv" && only != "copy")
       throw std::runtime_error("--only '" + only + "': expected sw, hdiff, vadv or copy");
     if (only == "copy" && !gpu) throw std::runtime_error("--only copy: the copy floor is measured on the GPU (--device gpu)");
+    const bench::Ceiling c = bench::measure_copy_ceiling(sp, quick ? (std::size_t(64) << 20) : 0, quick ? 3 : 20);
+    if (quick) reps = 2;
+    if (launches <= 0) launches = gpu && !quick ? 10 : 1;
     auto want = [&](const char* k) { return only.empty() || only == k; };
     const std::vector<int64_t> sw = quick ? std::vector<int64_t>{256} : gpu ? std::vector<int64_t>{4096, 8192} : std::vector<int64_t>{1024, 2048};
     std::vector<int64_t> st = quick ? std::vector<int64_t>{64} : gpu ? std::vector<int64_t>{256, 512, 1024} : std::vector<int64_t>{256};
