@@ -31,85 +31,11 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                                        \
-  do {                                                                                               \
-    cudaError_t e_ = (x);                                                                            \
-    if (e_ != cudaSuccess) {                                                                         \
-      std::fprintf(stderr, "bench_l2_partition: %s at %s:%d: %s\n", #x, __FILE__, __LINE__,           \
-                   cudaGetErrorString(e_));                                                          \
-      std::exit(1);                                                                                  \
-    }                                                                                                \
-  } while (0)
+#include "partition_map.cuh"
 
 namespace {
 
-__device__ __forceinline__ unsigned sm_id() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ unsigned atom_add0(unsigned* p) {
-  unsigned r;
-  asm volatile("atom.global.add.u32 %0, [%1], 0;" : "=r"(r) : "l"(p) : "memory");
-  return r;
-}
-__device__ __forceinline__ unsigned ld_cg(const unsigned* p) {
-  unsigned r;
-  asm volatile("ld.global.cg.u32 %0, [%1];" : "=r"(r) : "l"(p) : "memory");
-  return r;
-}
-
-// Cycles for `chain` dependent atomics on the word at p, after one load has brought its line into L2.
-// The buffer holds zeros, so every address offset below is 0, but the hardware cannot know it.
-__device__ unsigned probe(unsigned* p, int chain) {
-  const unsigned v = ld_cg(p);
-  p += v >> 31;
-  const long long t0 = clock64();
-  unsigned r = 0;
-  for (int i = 0; i < chain; ++i) {
-    r = atom_add0(p);
-    p += r >> 31;
-  }
-  long long t1;
-  asm volatile("{\n\t.reg .u32 t;\n\tadd.u32 t, %1, 0;\n\tmov.u64 %0, %%clock64;\n\t}" : "=l"(t1) : "r"(r) : "memory");
-  return static_cast<unsigned>(t1 - t0);
-}
-
-// Phase 1: one block per multiprocessor (the shared memory asked for keeps a second block off), one thread
-// probing `nlines` lines, the least of `reps` tries each.
-__global__ void sm_latency(unsigned* buf, const unsigned long long* word_of_line, int nlines, int chain, int reps,
-                           unsigned* lat, int* smid_of_block) {
-  extern __shared__ char keep_off[];
-  if (threadIdx.x != 0) return;
-  keep_off[0] = 0;
-  const unsigned s = sm_id();
-  smid_of_block[blockIdx.x] = static_cast<int>(s);
-  for (int i = 0; i < nlines; ++i) {
-    unsigned best = ~0u;
-    for (int r = 0; r < reps; ++r) best = min(best, probe(buf + word_of_line[i], chain));
-    lat[s * nlines + i] = best;
-  }
-}
-
-// Phase 2: lane 0 of every warp takes granules from a counter (offset by `shift`, so that the second pass
-// gives each granule to another multiprocessor) and writes their home: the prober's group if the latency
-// is under the prober's threshold, else the other group (2 = the prober's group is unknown).
-__global__ void map_homes(unsigned* buf, unsigned long long ngran, unsigned words_per_gran, int chain,
-                          const unsigned char* group_of_sm, const unsigned* threshold_of_sm,
-                          unsigned long long* counter, unsigned long long shift, unsigned char* home) {
-  if ((threadIdx.x & 31) != 0) return;
-  const unsigned s = sm_id();
-  const unsigned g = group_of_sm[s];
-  const unsigned thr = threshold_of_sm[s];
-  for (;;) {
-    const unsigned long long i = atomicAdd(counter, 1ull);
-    if (i >= ngran) return;
-    const unsigned long long k = (i + shift) % ngran;
-    probe(buf + k * words_per_gran, chain);  // the line into L2 (the first load may go to DRAM)
-    const unsigned t = probe(buf + k * words_per_gran, chain);
-    home[k] = g > 1 ? 2 : static_cast<unsigned char>(t < thr ? g : 1 - g);
-  }
-}
+using l2map::sm_id;
 
 constexpr int kRound = 4;  // float4 loads in flight per lane before the stores
 
@@ -185,6 +111,7 @@ struct Options {
   int reps = 10;
   std::string out;
   std::string commit = "unknown";
+  std::string map_out;
 };
 
 double median(std::vector<double> v) {
@@ -211,10 +138,11 @@ int main(int argc, char** argv) {
     else if (a == "--reps") o.reps = std::atoi(next().c_str());
     else if (a == "--out") o.out = next();
     else if (a == "--commit") o.commit = next();
+    else if (a == "--map-out") o.map_out = next();
     else {
       std::fprintf(stderr,
                    "usage: bench_l2_partition [--gib G] [--granule BYTES] [--chain N] [--reps N] [--out FILE.jsonl] "
-                   "[--commit HASH]\n");
+                   "[--commit HASH] [--map-out FILE]\n");
       return 2;
     }
   }
@@ -228,7 +156,6 @@ int main(int argc, char** argv) {
   CK(cudaGetDeviceProperties(&prop, dev));
   const int nsm = prop.multiProcessorCount;
   const size_t bytes = static_cast<size_t>(o.gib * (1ull << 30)) & ~((size_t{2} << 20) - 1);
-  const size_t words = bytes / 4;
   std::printf("card %s, %d SMs, L2 %d MiB; buffer %.2f GiB, granule %u B, chain %d\n", prop.name, nsm,
               prop.l2CacheSize >> 20, bytes / double(1ull << 30), o.granule, o.chain);
   FILE* js = o.out.empty() ? nullptr : std::fopen(o.out.c_str(), "w");
@@ -242,117 +169,31 @@ int main(int argc, char** argv) {
   CK(cudaMemset(buf, 0, bytes));
 
   // ---- phase 1: the multiprocessors' groups
-  const int nlines = 64;
-  std::vector<unsigned long long> line_word(nlines);
-  for (int i = 0; i < nlines; ++i) line_word[i] = (static_cast<unsigned long long>(i) * 2654435761ull % (words / 32)) * 32;
-  unsigned long long* d_line_word = nullptr;
-  unsigned* d_lat = nullptr;
-  int* d_smid = nullptr;
-  const int maxsm = 1024;
-  CK(cudaMalloc(&d_line_word, nlines * sizeof(unsigned long long)));
-  CK(cudaMalloc(&d_lat, size_t{maxsm} * nlines * sizeof(unsigned)));
-  CK(cudaMalloc(&d_smid, nsm * sizeof(int)));
-  CK(cudaMemcpy(d_line_word, line_word.data(), nlines * sizeof(unsigned long long), cudaMemcpyHostToDevice));
-  CK(cudaMemset(d_lat, 0xff, size_t{maxsm} * nlines * sizeof(unsigned)));
-  const int keep_off = static_cast<int>(prop.sharedMemPerMultiprocessor / 2 + 1024);
-  CK(cudaFuncSetAttribute(sm_latency, cudaFuncAttributeMaxDynamicSharedMemorySize, keep_off));
-  sm_latency<<<nsm, 32, keep_off>>>(buf, d_line_word, nlines, o.chain, 3, d_lat, d_smid);
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  std::vector<unsigned> lat(size_t{maxsm} * nlines);
-  std::vector<int> smid(nsm);
-  CK(cudaMemcpy(lat.data(), d_lat, lat.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(smid.data(), d_smid, nsm * sizeof(int), cudaMemcpyDeviceToHost));
-  std::vector<int> sms(smid);
-  std::sort(sms.begin(), sms.end());
-  sms.erase(std::unique(sms.begin(), sms.end()), sms.end());
-  std::printf("phase 1: %zu distinct SM ids among %d blocks\n", sms.size(), nsm);
-  const int smax = sms.back() + 1;
-  // centred latency vectors; group by the sign of the correlation with the first SM's
-  auto centred = [&](int s) {
-    std::vector<double> v(nlines);
-    double m = 0;
-    for (int i = 0; i < nlines; ++i) m += v[i] = lat[size_t(s) * nlines + i] / double(o.chain);
-    m /= nlines;
-    for (auto& x : v) x -= m;
-    return v;
-  };
-  const std::vector<double> ref = centred(sms[0]);
-  std::vector<unsigned char> group(maxsm, 2);
-  std::vector<unsigned> thr(maxsm, 0);
-  std::vector<double> corr(smax, 0.0);
-  int ngroup[2] = {0, 0};
-  double near_sum = 0, far_sum = 0;
-  int near_n = 0, far_n = 0;
-  double min_abs_corr = 1.0;
-  for (int s : sms) {
-    const std::vector<double> v = centred(s);
-    double xy = 0, xx = 0, yy = 0;
-    for (int i = 0; i < nlines; ++i) xy += v[i] * ref[i], xx += v[i] * v[i], yy += ref[i] * ref[i];
-    corr[s] = xy / std::sqrt(xx * yy + 1e-30);
-    min_abs_corr = std::min(min_abs_corr, std::fabs(corr[s]));
-    group[s] = corr[s] >= 0 ? 0 : 1;
-    ++ngroup[group[s]];
-    // threshold: the midpoint between this SM's two latency clusters (split at its mean)
-    std::vector<double> per(nlines);
-    for (int i = 0; i < nlines; ++i) per[i] = lat[size_t(s) * nlines + i] / double(o.chain);
-    const double mean = std::accumulate(per.begin(), per.end(), 0.0) / nlines;
-    double lo = 0, hi = 0;
-    int nlo = 0, nhi = 0;
-    for (double x : per) (x < mean ? (lo += x, ++nlo) : (hi += x, ++nhi));
-    lo /= std::max(nlo, 1);
-    hi /= std::max(nhi, 1);
-    thr[s] = static_cast<unsigned>(0.5 * (lo + hi) * o.chain);
-    near_sum += lo, near_n += 1, far_sum += hi, far_n += 1;
-  }
-  std::printf("phase 1: groups of %d and %d SMs; smallest |correlation| with SM %d's pattern %.3f; "
+  const l2map::SmGroups G = l2map::probe_sms(buf, bytes, o.chain);
+  std::printf("phase 1: %d distinct SM ids among %d blocks\n", G.distinct, nsm);
+  std::printf("phase 1: groups of %d and %d SMs; smallest |correlation| with the first SM's pattern %.3f; "
               "per-atomic latency near %.0f, far %.0f cycles (means over SMs)\n",
-              ngroup[0], ngroup[1], sms[0], min_abs_corr, near_sum / near_n, far_sum / far_n);
+              G.sizes[0], G.sizes[1], G.min_abs_corr, G.near_cycles, G.far_cycles);
   std::printf("phase 1: group 1 SMs:");
-  for (int s : sms)
-    if (group[s] == 1) std::printf(" %d", s);
+  for (int s = 0; s < l2map::kMaxSm; ++s)
+    if (G.group[s] == 1) std::printf(" %d", s);
   std::printf("\n");
+  const unsigned char* d_group = G.d_group;
+  const int ngroup[2] = {G.sizes[0], G.sizes[1]};
 
-  // ---- phase 2: the home of every granule, twice
-  const unsigned words_per_gran = o.granule / 4;
+  // ---- phase 2: the home of every granule (three passes, majority vote)
   const unsigned long long ngran = bytes / o.granule;
-  unsigned char *d_group = nullptr, *d_home = nullptr;
-  unsigned* d_thr = nullptr;
-  unsigned long long* d_counter = nullptr;
-  CK(cudaMalloc(&d_group, maxsm));
-  CK(cudaMalloc(&d_thr, maxsm * sizeof(unsigned)));
-  CK(cudaMalloc(&d_home, ngran));
-  CK(cudaMalloc(&d_counter, sizeof(unsigned long long)));
-  CK(cudaMemcpy(d_group, group.data(), maxsm, cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(d_thr, thr.data(), maxsm * sizeof(unsigned), cudaMemcpyHostToDevice));
-  std::vector<unsigned char> home[2];
+  const l2map::LineMap M = l2map::map_lines(buf, bytes, o.granule, o.chain, G, 3);
+  const double agreement = M.agreement;
+  unsigned long long count[3] = {0, 0, 0};
+  for (unsigned char x : M.home) ++count[x];
+  std::printf("phase 2: %llu granules mapped, %.1f ms per pass; all three passes agree on %.5f; homes: group 0 %.4f, "
+              "group 1 %.4f\n", ngran, M.ms_per_pass, agreement, double(count[0]) / ngran, double(count[1]) / ngran);
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
-  for (int pass = 0; pass < 2; ++pass) {
-    CK(cudaMemset(d_counter, 0, sizeof(unsigned long long)));
-    CK(cudaEventRecord(e0));
-    map_homes<<<nsm * 4, 256>>>(buf, ngran, words_per_gran, o.chain, d_group, d_thr, d_counter,
-                                pass == 0 ? 0ull : ngran / 2 + 12345, d_home);
-    CK(cudaGetLastError());
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    home[pass].resize(ngran);
-    CK(cudaMemcpy(home[pass].data(), d_home, ngran, cudaMemcpyDeviceToHost));
-    std::printf("phase 2: pass %d mapped %llu granules in %.1f ms\n", pass, ngran, ms);
-  }
-  unsigned long long agree = 0, count[3] = {0, 0, 0};
-  for (unsigned long long k = 0; k < ngran; ++k) {
-    agree += home[0][k] == home[1][k];
-    ++count[home[0][k]];
-  }
-  const double agreement = double(agree) / ngran;
-  std::printf("phase 2: passes agree on %.5f of granules; homes: group 0 %.4f, group 1 %.4f, unknown %.4f\n", agreement,
-              double(count[0]) / ngran, double(count[1]) / ngran, double(count[2]) / ngran);
   // granularity: the largest aligned block (power of two) whose granules always share a home (pass 0)
-  const std::vector<unsigned char>& h = home[0];
+  const std::vector<unsigned char>& h = M.home;
   int gran_log2 = 0;
   std::printf("phase 2: share of aligned blocks of one home:");
   for (int u = 1; u <= 16; ++u) {
@@ -370,28 +211,35 @@ int main(int argc, char** argv) {
   }
   const unsigned long long run_bytes = (1ull << gran_log2) * o.granule;
   std::printf("\nphase 2: homes come in aligned runs of %llu B\n", run_bytes);
-  // page pattern: does every 2 MiB page repeat page 0's pattern or its complement?
+  // page pattern: does every 2 MiB page repeat page 0's homes, or their complement (within 3 %: the map's noise)?
   const unsigned long long gpp = (2ull << 20) / o.granule;
   unsigned long long pages = ngran / gpp, same_pat = 0, compl_pat = 0;
   for (unsigned long long p = 0; p < pages; ++p) {
-    bool s = true, c = true;
-    for (unsigned long long j = 0; j < gpp && (s || c); ++j) {
-      s = s && h[p * gpp + j] == h[j];
-      c = c && h[p * gpp + j] == (h[j] ^ 1);
-    }
-    same_pat += s;
-    compl_pat += c;
+    unsigned long long diff = 0;
+    for (unsigned long long j = 0; j < gpp; ++j) diff += h[p * gpp + j] != h[j];
+    same_pat += diff < gpp * 3 / 100;
+    compl_pat += diff > gpp * 97 / 100;
   }
-  std::printf("phase 2: of %llu pages of 2 MiB, %llu repeat page 0's homes and %llu their complement\n", pages,
-              same_pat, compl_pat);
-  // XOR-linearity in the address bits inside a page: is home(a) ^ home(a ^ 2^b) the same for every a?
-  std::printf("phase 2: home(a) ^ home(a ^ 2^b) constant over page 0 for bits b =");
-  for (int bit = 0; (o.granule << bit) < (2u << 20); ++bit) {
+  std::printf("phase 2: of %llu pages of 2 MiB, %llu repeat page 0's homes and %llu their complement (within 3 %%)\n",
+              pages, same_pat, compl_pat);
+  // XOR structure in the address bits: share of granules a (first 64 MiB) with home(a) != home(a ^ 2^b)
+  std::printf("phase 2: share of a with home(a) != home(a ^ 2^b), bit b:");
+  const unsigned long long span = std::min<unsigned long long>(ngran, (64ull << 20) / o.granule);
+  const int lg = static_cast<int>(std::log2(o.granule));
+  for (int bit = 0; (1ull << bit) < span; ++bit) {
     unsigned long long ones = 0;
-    for (unsigned long long j = 0; j < gpp; ++j) ones += h[j] ^ h[j ^ (1ull << bit)];
-    if (ones == 0 || ones == gpp) std::printf(" %d(%s)", bit + static_cast<int>(std::log2(o.granule)), ones ? "flips" : "same");
+    for (unsigned long long j = 0; j < span; ++j) ones += h[j] != h[j ^ (1ull << bit)];
+    std::printf(" %d:%.3f", bit + lg, double(ones) / span);
   }
   std::printf("\n");
+  if (!o.map_out.empty()) {  // the homes of the first 64 MiB, one byte per granule, for offline analysis
+    FILE* f = std::fopen(o.map_out.c_str(), "wb");
+    if (!f || std::fwrite(h.data(), 1, span, f) != span) {
+      std::fprintf(stderr, "bench_l2_partition: cannot write %s\n", o.map_out.c_str());
+      return 1;
+    }
+    std::fclose(f);
+  }
 
   // ---- phase 3: bandwidth with work units of the runs' size (from one granule up to 4 KiB)
   const unsigned unit_bytes = static_cast<unsigned>(std::clamp<unsigned long long>(run_bytes, o.granule, 4096));
@@ -519,8 +367,8 @@ int main(int argc, char** argv) {
                  "\"run_bytes\":%llu,\"pages\":%llu,\"pages_same\":%llu,\"pages_complement\":%llu,\"unit_bytes\":%u,"
                  "\"units_mixed\":%llu,\"copy_TBps\":%.4f,\"rmw_TBps\":{\"address\":%.4f,\"near\":%.4f,\"far\":%.4f},"
                  "\"read_TBps\":{\"address\":%.4f,\"near\":%.4f,\"far\":%.4f},\"blocks_per_sm\":%d,\"reps\":%d}\n",
-                 prop.name, o.commit.c_str(), nsm, bytes, o.granule, o.chain, ngroup[0], ngroup[1], min_abs_corr,
-                 near_sum / near_n, far_sum / far_n, agreement, double(count[0]) / ngran, double(count[1]) / ngran,
+                 prop.name, o.commit.c_str(), nsm, bytes, o.granule, o.chain, ngroup[0], ngroup[1], G.min_abs_corr,
+                 G.near_cycles, G.far_cycles, agreement, double(count[0]) / ngran, double(count[1]) / ngran,
                  double(count[2]) / ngran, run_bytes, pages, same_pat, compl_pat, unit_bytes, mixed, copy_tbs,
                  tb[1][0], tb[1][1], tb[1][2], tb[0][0], tb[0][1], tb[0][2], bps, o.reps);
     std::fclose(js);

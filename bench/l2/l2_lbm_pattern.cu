@@ -1,0 +1,342 @@
+// bench_l2_lbm_pattern: the D3Q19 AA access pattern (fp32, periodic box, no collision) on a layout whose
+// lines are placed by L2 partition, against the same pattern on the solver's slot arrays.
+//
+// bench_l2_partition shows that each 128-byte line of device memory has a home in one of the two L2
+// partitions, hashed line by line, and that a multiprocessor streams its own partition's lines much
+// faster than the other's. The LBM slot arrays hash every line of a cell's populations independently,
+// so half of every step's accesses cross between the partitions. Here the box is cut at z = nz/2; the 19
+// slot lines of every run of 32 cells in x (a "unit") of the lower half are placed, through a table, on
+// lines homed in partition 0 and those of the upper half on lines of partition 1, and the multiprocessors
+// of each partition take the units of their half ("near"). Layouts and schedules measured, each step
+// timed on its own (even: every access the unit's own 19 lines; odd: the neighbours' lines, x +- 1
+// shifted by a cell):
+//   slots/direct/address  the solver's layout (slot q of cell c at q n + c), plain indexing, units in
+//                         address order from one queue
+//   slots/table/address   the same through the table (the table's own cost)
+//   homes/table/address   the partition-placed layout, units in address order (about half the accesses far)
+//   homes/table/near      each multiprocessor takes the units of its own partition's half first
+//   homes/table/far       each takes the other half's first (every access crosses the link)
+// Every form is checked: after the timed steps (an even number), slot q of cell c must hold the initial
+// value of cell c - s c_q (s the number of steps), read back through each layout, on sampled cells.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "partition_map.cuh"
+
+namespace {
+
+constexpr int kQ = 19;
+__constant__ int c_cx[kQ] = {0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0};
+__constant__ int c_cy[kQ] = {0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1};
+__constant__ int c_cz[kQ] = {0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1};
+__constant__ int c_opp[kQ] = {0, 2, 1, 4, 3, 6, 5, 8, 7, 10, 9, 12, 11, 14, 13, 16, 15, 18, 17};
+const int h_cx[kQ] = {0, 1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0};
+const int h_cy[kQ] = {0, 0, 0, 1, -1, 0, 0, 1, -1, -1, 1, 0, 0, 0, 0, 1, -1, 1, -1};
+const int h_cz[kQ] = {0, 0, 0, 0, 0, 1, -1, 0, 0, 0, 0, 1, -1, -1, 1, 1, -1, -1, 1};
+
+struct Box {
+  int nx, ny, nz, nxb;  // nxb = nx / 32 units per row
+  unsigned units;       // nxb ny nz
+};
+
+__host__ __device__ inline float initial_value(int q, uint64_t cell) {
+  uint64_t h = (cell * 0x9E3779B97F4A7C15ull) ^ (static_cast<uint64_t>(q + 1) * 0xC2B2AE3D27D4EB4Full);
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 32;
+  return static_cast<float>(h & 0xFFFFFF) * (1.0f / 16777216.0f);
+}
+
+// Where slot q of the 32-cell unit u starts, in floats (below 2^32: pools of up to 16 GiB).
+template <bool kTable>
+__device__ __forceinline__ unsigned line_of(const unsigned* __restrict__ T, unsigned units, int q, unsigned u) {
+  if constexpr (kTable) return __ldg(T + q * units + u) * 32u;
+  else return (q * units + u) * 32u;
+}
+
+template <bool kTable>
+__global__ void fill(float* pool, const unsigned* T, Box B) {
+  const size_t n = static_cast<size_t>(B.units) * 32;
+  for (size_t c = blockIdx.x * size_t{blockDim.x} + threadIdx.x; c < n; c += size_t{gridDim.x} * blockDim.x)
+    for (int q = 0; q < kQ; ++q)
+      pool[line_of<kTable>(T, B.units, q, static_cast<unsigned>(c / 32)) + static_cast<unsigned>(c % 32)] =
+          initial_value(q, c);
+}
+
+// One AA step over the units; a warp takes `batch` units at a time. mode 0: one queue over every unit;
+// 1: the units of its own partition's half first, then the other half; 2: the other half first.
+template <bool kOdd, bool kTable>
+__global__ void __launch_bounds__(256) aa_step(float* __restrict__ pool, const unsigned* __restrict__ T, Box B,
+                                               unsigned* counters, const unsigned char* group, int mode,
+                                               unsigned batch) {
+  const int lane = threadIdx.x & 31;
+  const unsigned g = group[l2map::sm_id()] & 1;
+  const unsigned half = B.units / 2;
+  const unsigned first = mode == 0 ? 0 : (mode == 1 ? g : 1 - g);
+  for (int phase = 0; phase < (mode == 0 ? 1 : 2); ++phase) {
+    const unsigned which = phase == 0 ? first : 1 - first;
+    const unsigned lo = mode == 0 ? 0 : which * half;
+    const unsigned n = mode == 0 ? B.units : half;
+    for (;;) {
+      unsigned start = 0;
+      if (lane == 0) start = atomicAdd(&counters[which], batch);
+      start = __shfl_sync(0xffffffffu, start, 0);
+      if (start >= n) break;
+      const unsigned end = min(n, start + batch);
+      for (unsigned k = start; k < end; ++k) {
+        const unsigned u = lo + k;
+        if constexpr (!kOdd) {
+          float v[kQ];
+#pragma unroll
+          for (int q = 0; q < kQ; ++q) v[q] = pool[line_of<kTable>(T, B.units, q, u) + static_cast<unsigned>(lane)];
+#pragma unroll
+          for (int q = 0; q < kQ; ++q) pool[line_of<kTable>(T, B.units, c_opp[q], u) + static_cast<unsigned>(lane)] = v[q];
+        } else {
+          const int xb = static_cast<int>(u % B.nxb);
+          const int y = static_cast<int>((u / B.nxb) % B.ny);
+          const int z = static_cast<int>(u / (static_cast<unsigned>(B.nxb) * B.ny));
+          const int x = xb * 32 + lane;
+          float v[kQ];
+#pragma unroll
+          for (int q = 0; q < kQ; ++q) {  // f_q arrives from c - c_q, slot opp(q)
+            int xs = x - c_cx[q], ys = y - c_cy[q], zs = z - c_cz[q];
+            xs += xs < 0 ? B.nx : (xs >= B.nx ? -B.nx : 0);
+            ys += ys < 0 ? B.ny : (ys >= B.ny ? -B.ny : 0);
+            zs += zs < 0 ? B.nz : (zs >= B.nz ? -B.nz : 0);
+            const unsigned us = (static_cast<unsigned>(zs) * B.ny + ys) * B.nxb + (xs >> 5);
+            v[q] = pool[line_of<kTable>(T, B.units, c_opp[q], us) + static_cast<unsigned>(xs & 31)];
+          }
+#pragma unroll
+          for (int q = 0; q < kQ; ++q) {  // and leaves to c + c_q, slot q
+            int xd = x + c_cx[q], yd = y + c_cy[q], zd = z + c_cz[q];
+            xd += xd < 0 ? B.nx : (xd >= B.nx ? -B.nx : 0);
+            yd += yd < 0 ? B.ny : (yd >= B.ny ? -B.ny : 0);
+            zd += zd < 0 ? B.nz : (zd >= B.nz ? -B.nz : 0);
+            const unsigned ud = (static_cast<unsigned>(zd) * B.ny + yd) * B.nxb + (xd >> 5);
+            pool[line_of<kTable>(T, B.units, q, ud) + static_cast<unsigned>(xd & 31)] = v[q];
+          }
+        }
+      }
+    }
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int n = 256, pairs = 5, reps = 5;
+  double margin = 0.12;
+  std::string out, commit = "unknown";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "bench_l2_lbm_pattern: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--n") n = std::atoi(next().c_str());
+    else if (a == "--pairs") pairs = std::atoi(next().c_str());
+    else if (a == "--reps") reps = std::atoi(next().c_str());
+    else if (a == "--margin") margin = std::atof(next().c_str());
+    else if (a == "--out") out = next();
+    else if (a == "--commit") commit = next();
+    else {
+      std::fprintf(stderr, "usage: bench_l2_lbm_pattern [--n N (multiple of 32)] [--pairs P] [--reps R] [--margin M] "
+                           "[--out FILE.jsonl] [--commit HASH]\n");
+      return 2;
+    }
+  }
+  if (n < 32 || n % 32 || pairs < 1 || reps < 1 || margin < 0) {
+    std::fprintf(stderr, "bench_l2_lbm_pattern: --n must be a positive multiple of 32, --pairs/--reps >= 1\n");
+    return 2;
+  }
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  Box B{n, n, n, n / 32, static_cast<unsigned>(n / 32) * n * n};
+  const size_t cells = size_t{B.units} * 32;
+  const size_t lines = size_t{kQ} * B.units;
+  const size_t slot_bytes = lines * 128;
+  std::printf("card %s; D3Q19 fp32 AA pattern, %d^3 (%zu cells, %.2f GB of populations)\n", prop.name, n, cells,
+              slot_bytes / 1e9);
+
+  // the copy ceiling in this process
+  cudaEvent_t e0, e1, e2;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  CK(cudaEventCreate(&e2));
+  double copy_tbs = 0;
+  {
+    void *a = nullptr, *b = nullptr;
+    const size_t cb = size_t{2} << 30;
+    CK(cudaMalloc(&a, cb));
+    CK(cudaMalloc(&b, cb));
+    CK(cudaMemset(a, 1, cb));
+    std::vector<double> t;
+    for (int r = 0; r < 12; ++r) {
+      CK(cudaEventRecord(e0));
+      CK(cudaMemcpyAsync(b, a, cb, cudaMemcpyDeviceToDevice));
+      CK(cudaEventRecord(e1));
+      CK(cudaEventSynchronize(e1));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      if (r >= 2) t.push_back(2.0 * cb / (ms * 1e-3) / 1e12);
+    }
+    copy_tbs = median(t);
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+  }
+  std::printf("cudaMemcpy (2 GiB, read + write counted): %.3f TB/s\n", copy_tbs);
+
+  // the solver's layout: slot arrays back to back; the identity table for the table form
+  float* slots = nullptr;
+  CK(cudaMalloc(&slots, slot_bytes));
+  unsigned *T_id = nullptr, *T_home = nullptr;
+  CK(cudaMalloc(&T_id, lines * sizeof(unsigned)));
+  CK(cudaMalloc(&T_home, lines * sizeof(unsigned)));
+  {
+    std::vector<unsigned> t(lines);
+    for (size_t k = 0; k < lines; ++k) t[k] = static_cast<unsigned>(k);
+    CK(cudaMemcpy(T_id, t.data(), lines * sizeof(unsigned), cudaMemcpyHostToDevice));
+  }
+  // the partition-placed layout: a pool with a margin, its lines mapped, each half's lines on its home
+  const size_t pool_lines = static_cast<size_t>(lines * (1.0 + margin));
+  float* pool = nullptr;
+  CK(cudaMalloc(&pool, pool_lines * 128));
+  CK(cudaMemset(pool, 0, pool_lines * 128));
+  const l2map::SmGroups G = l2map::probe_sms(reinterpret_cast<unsigned*>(pool), pool_lines * 128, 8);
+  const l2map::LineMap M = l2map::map_lines(reinterpret_cast<unsigned*>(pool), pool_lines * 128, 128, 8, G, 3);
+  std::printf("SM groups %d / %d (|corr| >= %.3f, near %.0f / far %.0f cycles); pool of %zu lines mapped, %.1f ms per "
+              "pass, passes unanimous on %.4f\n",
+              G.sizes[0], G.sizes[1], G.min_abs_corr, G.near_cycles, G.far_cycles, pool_lines, M.ms_per_pass,
+              M.agreement);
+  {
+    std::vector<unsigned> of_home[2];
+    for (size_t k = 0; k < pool_lines; ++k) of_home[M.home[k]].push_back(static_cast<unsigned>(k));
+    std::vector<unsigned> t(lines);
+    size_t next[2] = {0, 0};
+    const unsigned half = B.units / 2;
+    for (int q = 0; q < kQ; ++q)
+      for (unsigned u = 0; u < B.units; ++u) {
+        const int h = u < half ? 0 : 1;
+        if (next[h] >= of_home[h].size()) {
+          std::fprintf(stderr, "bench_l2_lbm_pattern: the pool has too few lines of partition %d: raise --margin\n", h);
+          return 1;
+        }
+        t[size_t(q) * B.units + u] = of_home[h][next[h]++];
+      }
+    CK(cudaMemcpy(T_home, t.data(), lines * sizeof(unsigned), cudaMemcpyHostToDevice));
+  }
+
+  unsigned* counters = nullptr;
+  CK(cudaMalloc(&counters, 2 * sizeof(unsigned)));
+  int bps = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, aa_step<true, true>, 256, 0));
+  const int grid = prop.multiProcessorCount * bps;
+  const unsigned batch = 4;
+
+  struct Form {
+    const char* name;
+    bool table;
+    bool homes;
+    int mode;
+  };
+  const Form forms[] = {{"slots/direct/address", false, false, 0},
+                        {"slots/table/address", true, false, 0},
+                        {"homes/table/address", true, true, 0},
+                        {"homes/table/near", true, true, 1},
+                        {"homes/table/far", true, true, 2}};
+  FILE* js = out.empty() ? nullptr : std::fopen(out.c_str(), "a");
+  if (!out.empty() && !js) {
+    std::fprintf(stderr, "bench_l2_lbm_pattern: cannot write %s\n", out.c_str());
+    return 1;
+  }
+  const double step_bytes = 2.0 * slot_bytes;
+  bool all_ok = true;
+  for (int round = 0; round < 2; ++round)
+    for (const Form& f : forms) {
+      float* buf = f.homes ? pool : slots;
+      const unsigned* T = f.homes ? T_home : T_id;
+      auto step = [&](bool odd) {
+        CK(cudaMemsetAsync(counters, 0, 2 * sizeof(unsigned)));
+        if (odd && f.table) aa_step<true, true><<<grid, 256>>>(buf, T, B, counters, G.d_group, f.mode, batch);
+        else if (odd) aa_step<true, false><<<grid, 256>>>(buf, T, B, counters, G.d_group, f.mode, batch);
+        else if (f.table) aa_step<false, true><<<grid, 256>>>(buf, T, B, counters, G.d_group, f.mode, batch);
+        else aa_step<false, false><<<grid, 256>>>(buf, T, B, counters, G.d_group, f.mode, batch);
+        CK(cudaGetLastError());
+      };
+      if (f.table) fill<true><<<grid, 256>>>(buf, T, B);
+      else fill<false><<<grid, 256>>>(buf, T, B);
+      CK(cudaGetLastError());
+      int steps = 0;
+      for (int w = 0; w < 2; ++w, steps += 2) step(false), step(true);
+      std::vector<double> te, to;
+      for (int r = 0; r < reps; ++r)
+        for (int p = 0; p < pairs; ++p, steps += 2) {
+          CK(cudaEventRecord(e0));
+          step(false);
+          CK(cudaEventRecord(e1));
+          step(true);
+          CK(cudaEventRecord(e2));
+          CK(cudaEventSynchronize(e2));
+          float a = 0, b = 0;
+          CK(cudaEventElapsedTime(&a, e0, e1));
+          CK(cudaEventElapsedTime(&b, e1, e2));
+          te.push_back(a * 1e-3);
+          to.push_back(b * 1e-3);
+        }
+      // check: slot q of cell c holds the initial value of cell c - steps c_q (sampled cells)
+      std::vector<unsigned> t(lines);
+      if (f.table) CK(cudaMemcpy(t.data(), T, lines * sizeof(unsigned), cudaMemcpyDeviceToHost));
+      size_t bad = 0;
+      for (int s = 0; s < 20000; ++s) {
+        const size_t c = (static_cast<size_t>(s) * 2654435761ull + 977) % cells;
+        const int x = static_cast<int>(c % n), y = static_cast<int>((c / n) % n), z = static_cast<int>(c / (size_t(n) * n));
+        for (int q = 0; q < kQ; ++q) {
+          const unsigned u = static_cast<unsigned>(c / 32);
+          const size_t line = f.table ? size_t{t[size_t(q) * B.units + u]} : size_t(q) * B.units + u;
+          float got = 0;
+          CK(cudaMemcpy(&got, buf + line * 32 + c % 32, sizeof(float), cudaMemcpyDeviceToHost));
+          const int xs = ((x - steps * h_cx[q]) % n + n) % n, ys = ((y - steps * h_cy[q]) % n + n) % n,
+                    zs = ((z - steps * h_cz[q]) % n + n) % n;
+          const size_t src = (size_t(zs) * n + ys) * n + xs;
+          if (got != initial_value(q, src)) ++bad;
+        }
+        if (s == 200 && bad == 0) break;  // the rest only where something is off
+      }
+      const double t_even = median(te), t_odd = median(to);
+      const double tb_even = step_bytes / t_even / 1e12, tb_odd = step_bytes / t_odd / 1e12;
+      const double tb = 2 * step_bytes / (t_even + t_odd) / 1e12;
+      const double mlups = 2.0 * cells / (t_even + t_odd) / 1e6;
+      std::printf("%-22s even %.3f TB/s (%.3f of copy), odd %.3f (%.3f), both %.3f (%.3f): %.0f MLUPs/s%s\n", f.name,
+                  tb_even, tb_even / copy_tbs, tb_odd, tb_odd / copy_tbs, tb, tb / copy_tbs, mlups,
+                  bad ? "  WRONG VALUES" : "");
+      if (bad) all_ok = false;
+      if (js)
+        std::fprintf(js,
+                     "{\"benchmark\":\"l2_lbm_pattern\",\"card\":\"%s\",\"commit\":\"%s\",\"lattice\":\"D3Q19\","
+                     "\"precision\":\"fp32\",\"size\":%d,\"form\":\"%s\",\"round\":%d,\"copy_TBps\":%.4f,"
+                     "\"even_TBps\":%.4f,\"odd_TBps\":%.4f,\"TBps\":%.4f,\"fraction_of_ceiling\":%.4f,\"MLUPs\":%.1f,"
+                     "\"groups\":[%d,%d],\"map_unanimous\":%.5f,\"margin\":%.3f,\"blocks_per_sm\":%d,\"checked\":%s}\n",
+                     prop.name, commit.c_str(), n, f.name, round, copy_tbs, tb_even, tb_odd, tb, tb / copy_tbs, mlups,
+                     G.sizes[0], G.sizes[1], M.agreement, margin, bps, bad ? "false" : "true");
+    }
+  if (js) std::fclose(js);
+  if (!all_ok) {
+    std::fprintf(stderr, "bench_l2_lbm_pattern: a form gave wrong values (see above)\n");
+    return 1;
+  }
+  return 0;
+}
