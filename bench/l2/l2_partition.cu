@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
-  // granularity: the largest aligned block (power of two) whose granules always share a home (pass 0)
+  // granularity: the largest aligned block (power of two) whose granules mostly share a home
   const std::vector<unsigned char>& h = M.home;
   int gran_log2 = 0;
   std::printf("phase 2: share of aligned blocks of one home:");
@@ -207,7 +207,8 @@ int main(int argc, char** argv) {
     }
     const double f = double(same) / total;
     std::printf(" %llu B %.3f;", blk * o.granule, f);
-    if (f > 0.999 && gran_log2 == u - 1) gran_log2 = u;
+    // most blocks of one home (the map's noise flips a line now and then: 0.7, not 1)
+    if (f > 0.7 && gran_log2 == u - 1) gran_log2 = u;
   }
   const unsigned long long run_bytes = (1ull << gran_log2) * o.granule;
   std::printf("\nphase 2: homes come in aligned runs of %llu B\n", run_bytes);
