@@ -157,6 +157,59 @@ __global__ void __launch_bounds__(256, kCollide ? 2 : 3) aa_step(float* __restri
   }
 }
 
+__device__ __forceinline__ float get4(const float4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
+__device__ __forceinline__ void set4(float4& v, int j, float x) {
+  if (j == 0) v.x = x;
+  else if (j == 1) v.y = x;
+  else if (j == 2) v.z = x;
+  else v.w = x;
+}
+
+// The even step with 16-byte accesses (--wide; as the solver's quad kernel): a warp takes 4 units at once,
+// 8 lanes per unit, 4 cells per lane.
+template <bool kTable, bool kCollide>
+__global__ void __launch_bounds__(128, kCollide ? (kTable ? 2 : 3) : 4) aa_even_wide(float* __restrict__ pool,
+                                                                       const unsigned* __restrict__ T, Box B,
+                                                                       unsigned* counters, const unsigned char* group,
+                                                                       int mode, unsigned batch, float omega) {
+  const int lane = threadIdx.x & 31, sub = lane >> 3, l8 = lane & 7;
+  const unsigned g = group[l2map::sm_id()] & 1;
+  const unsigned half = B.units / 2;
+  const unsigned first = mode == 0 ? 0 : (mode == 1 ? g : 1 - g);
+  (void)batch;
+  for (int phase = 0; phase < (mode == 0 ? 1 : 2); ++phase) {
+    const unsigned which = phase == 0 ? first : 1 - first;
+    const unsigned lo = mode == 0 ? 0 : which * half;
+    const unsigned n = mode == 0 ? B.units : half;
+    for (;;) {
+      unsigned start = 0;
+      if (lane == 0) start = atomicAdd(&counters[which], 4u);
+      start = __shfl_sync(0xffffffffu, start, 0);
+      if (start >= n) break;
+      if (start + sub >= n) continue;
+      const unsigned u = lo + start + sub;
+      float4 v[kQ];
+#pragma unroll
+      for (int q = 0; q < kQ; ++q)
+        v[q] = *reinterpret_cast<const float4*>(pool + line_of<kTable>(T, B.units, q, u) + 4u * l8);
+      if constexpr (kCollide) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          float f[kQ];
+#pragma unroll
+          for (int q = 0; q < kQ; ++q) f[q] = get4(v[q], j);
+          bgk(f, omega);
+#pragma unroll
+          for (int q = 0; q < kQ; ++q) set4(v[q], j, f[q]);
+        }
+      }
+#pragma unroll
+      for (int q = 0; q < kQ; ++q)
+        *reinterpret_cast<float4*>(pool + line_of<kTable>(T, B.units, c_opp[q], u) + 4u * l8) = v[q];
+    }
+  }
+}
+
 // The host reference: `steps` AA steps (from an even one) of the same BGK in fp64 on the logical slots
 // F[q][cell] of an n^3 periodic box.
 void reference_steps(std::vector<double>& F, int n, int steps, double omega) {
@@ -269,6 +322,7 @@ std::vector<double> read_back(const Setup& S, const Form& f) {
 int main(int argc, char** argv) {
   int n = 256, pairs = 5, reps = 5;
   double margin = 0.05, omega = 0.0;
+  bool wide = false;
   std::string out, commit = "unknown";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -284,11 +338,13 @@ int main(int argc, char** argv) {
     else if (a == "--reps") reps = std::atoi(next().c_str());
     else if (a == "--margin") margin = std::atof(next().c_str());
     else if (a == "--collide") omega = std::atof(next().c_str());
+    else if (a == "--wide") wide = true;
     else if (a == "--out") out = next();
     else if (a == "--commit") commit = next();
     else {
       std::fprintf(stderr, "usage: bench_l2_lbm_pattern [--n N (multiple of 32)] [--pairs P] [--reps R] [--margin M] "
-                           "[--collide OMEGA (BGK; 0: the pattern alone)] [--out FILE.jsonl] [--commit HASH]\n");
+                           "[--collide OMEGA (BGK; 0: the pattern alone)] [--wide (16-byte even steps)] [--out FILE.jsonl] "
+                           "[--commit HASH]\n");
       return 2;
     }
   }
@@ -300,7 +356,8 @@ int main(int argc, char** argv) {
   const bool collide = omega > 0;
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("card %s; D3Q19 fp32 AA %s, %d^3\n", prop.name, collide ? "step with BGK" : "pattern (no collision)", n);
+  std::printf("card %s; D3Q19 fp32 AA %s, %d^3%s\n", prop.name, collide ? "step with BGK" : "pattern (no collision)", n,
+              wide ? ", even steps with 16-byte accesses" : "");
 
   // the copy ceiling in this process
   cudaEvent_t e0, e1, e2;
@@ -346,6 +403,12 @@ int main(int argc, char** argv) {
   if (collide) CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, aa_step<true, true, true>, 256, 0));
   else CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, aa_step<true, true, false>, 256, 0));
   const int grid = prop.multiProcessorCount * bps;
+  int bps_wide = 0;
+  if (collide) CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps_wide, aa_even_wide<true, true>, 128, 0));
+  else CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps_wide, aa_even_wide<true, false>, 128, 0));
+  const int grid_wide = prop.multiProcessorCount * bps_wide;
+  std::printf("blocks per SM: %d of 256 threads (one cell per thread)%s\n", bps,
+              wide ? (", wide even steps: " + std::to_string(bps_wide) + " of 128").c_str() : "");
   const unsigned batch = 4;
   const Form forms[] = {{"slots/direct/address", false, false, 0},
                         {"slots/table/address", true, false, 0},
@@ -358,6 +421,17 @@ int main(int argc, char** argv) {
     CK(cudaMemsetAsync(counters, 0, 2 * sizeof(unsigned)));
     const int k = (odd ? 4 : 0) + (f.table ? 2 : 0) + (collide ? 1 : 0);
     auto go = [&](auto kernel) { kernel<<<grid, 256>>>(buf, T, S.B, counters, G.d_group, f.mode, batch, float(omega)); };
+    auto go_wide = [&](auto kernel) {
+      kernel<<<grid_wide, 128>>>(buf, T, S.B, counters, G.d_group, f.mode, batch, float(omega));
+    };
+    if (wide && !odd) {
+      if (f.table && collide) go_wide(aa_even_wide<true, true>);
+      else if (f.table) go_wide(aa_even_wide<true, false>);
+      else if (collide) go_wide(aa_even_wide<false, true>);
+      else go_wide(aa_even_wide<false, false>);
+      CK(cudaGetLastError());
+      return;
+    }
     switch (k) {
       case 0: go(aa_step<false, false, false>); break;
       case 1: go(aa_step<false, false, true>); break;
@@ -463,11 +537,11 @@ int main(int argc, char** argv) {
       if (js)
         std::fprintf(js,
                      "{\"benchmark\":\"l2_lbm_pattern\",\"card\":\"%s\",\"commit\":\"%s\",\"lattice\":\"D3Q19\","
-                     "\"precision\":\"fp32\",\"collision\":\"%s\",\"omega\":%.3f,\"size\":%d,\"form\":\"%s\",\"round\":%d,"
+                     "\"precision\":\"fp32\",\"even_access\":\"%s\",\"collision\":\"%s\",\"omega\":%.3f,\"size\":%d,\"form\":\"%s\",\"round\":%d,"
                      "\"copy_TBps\":%.4f,\"even_TBps\":%.4f,\"odd_TBps\":%.4f,\"TBps\":%.4f,\"fraction_of_ceiling\":%.4f,"
                      "\"MLUPs\":%.1f,\"groups\":[%d,%d],\"map_unanimous\":%.5f,\"margin\":%.3f,\"blocks_per_sm\":%d,"
                      "\"checked\":\"%s\"}\n",
-                     prop.name, commit.c_str(), collide ? "BGK" : "none", omega, n, f.name, round, copy_tbs, tb_even,
+                     prop.name, commit.c_str(), wide ? "16B" : "4B", collide ? "BGK" : "none", omega, n, f.name, round, copy_tbs, tb_even,
                      tb_odd, tb, tb / copy_tbs, mlups, G.sizes[0], G.sizes[1], S.unanimous, margin, bps,
                      collide ? "64^3 against fp64 host reference" : (bad ? "WRONG" : "permutation, sampled"));
     }
