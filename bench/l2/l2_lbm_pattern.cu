@@ -64,8 +64,10 @@ __host__ __device__ inline float initial_value(int q, uint64_t cell, bool collid
 // Where slot q of the 32-cell unit u starts, in floats (below 2^32: pools of up to 16 GiB).
 template <bool kTable>
 __device__ __forceinline__ unsigned line_of(const unsigned* __restrict__ T, unsigned units, int q, unsigned u) {
-  if constexpr (kTable) return __ldg(T + q * units + u) * 32u;
-  else return (q * units + u) * 32u;
+  if constexpr (kTable)
+    return __ldg(T + q * units + u) * 32u;
+  else
+    return (q * units + u) * 32u;
 }
 
 template <bool kTable>
@@ -97,14 +99,12 @@ __device__ __forceinline__ void bgk(float (&f)[kQ], float omega) {
   }
 }
 
-// One AA step over the units; a warp takes `batch` units at a time. mode 0: one queue over every unit;
-// 1: the units of its own partition's half first, then the other half; 2: the other half first.
-// omega > 0: the BGK collision between the loads and the stores (otherwise the pattern alone).
-template <bool kOdd, bool kTable, bool kCollide>
-__global__ void __launch_bounds__(256, kCollide ? 2 : 3) aa_step(float* __restrict__ pool, const unsigned* __restrict__ T, Box B,
-                                               unsigned* counters, const unsigned char* group, int mode,
-                                               unsigned batch, float omega) {
-  const int lane = threadIdx.x & 31;
+// The work queues of the units: mode 0, one queue over every unit in address order; 1, the units of the half
+// of the box placed on the warp's own partition first, then the other half; 2, the other half first.
+// f(u0, end) gets each batch the warp takes: units u0 .. end - 1 (warp-uniform).
+template <class F>
+__device__ __forceinline__ void for_each_batch(const Box& B, unsigned* counters, const unsigned char* group, int mode,
+                                               unsigned batch, F&& f) {
   const unsigned g = group[l2map::sm_id()] & 1;
   const unsigned half = B.units / 2;
   const unsigned first = mode == 0 ? 0 : (mode == 1 ? g : 1 - g);
@@ -114,100 +114,104 @@ __global__ void __launch_bounds__(256, kCollide ? 2 : 3) aa_step(float* __restri
     const unsigned n = mode == 0 ? B.units : half;
     for (;;) {
       unsigned start = 0;
-      if (lane == 0) start = atomicAdd(&counters[which], batch);
+      if ((threadIdx.x & 31) == 0) start = atomicAdd(&counters[which], batch);
       start = __shfl_sync(0xffffffffu, start, 0);
       if (start >= n) break;
-      const unsigned end = min(n, start + batch);
-      for (unsigned k = start; k < end; ++k) {
-        const unsigned u = lo + k;
-        float v[kQ];
-        if constexpr (!kOdd) {  // every access the cell's own: slot q read, slot opp(q) written
-#pragma unroll
-          for (int q = 0; q < kQ; ++q) v[q] = pool[line_of<kTable>(T, B.units, q, u) + static_cast<unsigned>(lane)];
-          if constexpr (kCollide) bgk(v, omega);
-#pragma unroll
-          for (int q = 0; q < kQ; ++q) pool[line_of<kTable>(T, B.units, c_opp[q], u) + static_cast<unsigned>(lane)] = v[q];
-        } else {
-          const int xb = static_cast<int>(u % B.nxb);
-          const int y = static_cast<int>((u / B.nxb) % B.ny);
-          const int z = static_cast<int>(u / (static_cast<unsigned>(B.nxb) * B.ny));
-          const int x = xb * 32 + lane;
-#pragma unroll
-          for (int q = 0; q < kQ; ++q) {  // f_q arrives from c - c_q, slot opp(q)
-            int xs = x - c_cx[q], ys = y - c_cy[q], zs = z - c_cz[q];
-            xs += xs < 0 ? B.nx : (xs >= B.nx ? -B.nx : 0);
-            ys += ys < 0 ? B.ny : (ys >= B.ny ? -B.ny : 0);
-            zs += zs < 0 ? B.nz : (zs >= B.nz ? -B.nz : 0);
-            const unsigned us = (static_cast<unsigned>(zs) * B.ny + ys) * B.nxb + (xs >> 5);
-            v[q] = pool[line_of<kTable>(T, B.units, c_opp[q], us) + static_cast<unsigned>(xs & 31)];
-          }
-          if constexpr (kCollide) bgk(v, omega);
-#pragma unroll
-          for (int q = 0; q < kQ; ++q) {  // and leaves to c + c_q, slot q
-            int xd = x + c_cx[q], yd = y + c_cy[q], zd = z + c_cz[q];
-            xd += xd < 0 ? B.nx : (xd >= B.nx ? -B.nx : 0);
-            yd += yd < 0 ? B.ny : (yd >= B.ny ? -B.ny : 0);
-            zd += zd < 0 ? B.nz : (zd >= B.nz ? -B.nz : 0);
-            const unsigned ud = (static_cast<unsigned>(zd) * B.ny + yd) * B.nxb + (xd >> 5);
-            pool[line_of<kTable>(T, B.units, q, ud) + static_cast<unsigned>(xd & 31)] = v[q];
-          }
-        }
-      }
+      f(lo + start, lo + min(n, start + batch));
     }
   }
 }
 
-__device__ __forceinline__ float get4(const float4& v, int j) { return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w; }
+// One AA step over the units, one cell per thread; a warp takes `batch` units at a time (for_each_batch).
+// omega > 0: the BGK collision between the loads and the stores (otherwise the pattern alone).
+template <bool kOdd, bool kTable, bool kCollide>
+__global__ void __launch_bounds__(256, kCollide ? 2 : 3)
+    aa_step(float* __restrict__ pool, const unsigned* __restrict__ T, Box B, unsigned* counters,
+            const unsigned char* group, int mode, unsigned batch, float omega) {
+  const int lane = threadIdx.x & 31;
+  for_each_batch(B, counters, group, mode, batch, [&](unsigned u0, unsigned u_end) {
+    for (unsigned u = u0; u < u_end; ++u) {
+      float v[kQ];
+      if constexpr (!kOdd) {  // every access the cell's own: slot q read, slot opp(q) written
+#pragma unroll
+        for (int q = 0; q < kQ; ++q) v[q] = pool[line_of<kTable>(T, B.units, q, u) + static_cast<unsigned>(lane)];
+        if constexpr (kCollide) bgk(v, omega);
+#pragma unroll
+        for (int q = 0; q < kQ; ++q)
+          pool[line_of<kTable>(T, B.units, c_opp[q], u) + static_cast<unsigned>(lane)] = v[q];
+      } else {
+        const int xb = static_cast<int>(u % B.nxb);
+        const int y = static_cast<int>((u / B.nxb) % B.ny);
+        const int z = static_cast<int>(u / (static_cast<unsigned>(B.nxb) * B.ny));
+        const int x = xb * 32 + lane;
+#pragma unroll
+        for (int q = 0; q < kQ; ++q) {  // f_q arrives from c - c_q, slot opp(q)
+          int xs = x - c_cx[q], ys = y - c_cy[q], zs = z - c_cz[q];
+          xs += xs < 0 ? B.nx : (xs >= B.nx ? -B.nx : 0);
+          ys += ys < 0 ? B.ny : (ys >= B.ny ? -B.ny : 0);
+          zs += zs < 0 ? B.nz : (zs >= B.nz ? -B.nz : 0);
+          const unsigned us = (static_cast<unsigned>(zs) * B.ny + ys) * B.nxb + (xs >> 5);
+          v[q] = pool[line_of<kTable>(T, B.units, c_opp[q], us) + static_cast<unsigned>(xs & 31)];
+        }
+        if constexpr (kCollide) bgk(v, omega);
+#pragma unroll
+        for (int q = 0; q < kQ; ++q) {  // and leaves to c + c_q, slot q
+          int xd = x + c_cx[q], yd = y + c_cy[q], zd = z + c_cz[q];
+          xd += xd < 0 ? B.nx : (xd >= B.nx ? -B.nx : 0);
+          yd += yd < 0 ? B.ny : (yd >= B.ny ? -B.ny : 0);
+          zd += zd < 0 ? B.nz : (zd >= B.nz ? -B.nz : 0);
+          const unsigned ud = (static_cast<unsigned>(zd) * B.ny + yd) * B.nxb + (xd >> 5);
+          pool[line_of<kTable>(T, B.units, q, ud) + static_cast<unsigned>(xd & 31)] = v[q];
+        }
+      }
+    }
+  });
+}
+
+__device__ __forceinline__ float get4(const float4& v, int j) {
+  return j == 0 ? v.x : j == 1 ? v.y : j == 2 ? v.z : v.w;
+}
 __device__ __forceinline__ void set4(float4& v, int j, float x) {
-  if (j == 0) v.x = x;
-  else if (j == 1) v.y = x;
-  else if (j == 2) v.z = x;
-  else v.w = x;
+  if (j == 0)
+    v.x = x;
+  else if (j == 1)
+    v.y = x;
+  else if (j == 2)
+    v.z = x;
+  else
+    v.w = x;
 }
 
 // The even step with 16-byte accesses (--wide; as the solver's quad kernel): a warp takes 4 units at once,
 // 8 lanes per unit, 4 cells per lane.
 template <bool kTable, bool kCollide>
-__global__ void __launch_bounds__(128, kCollide ? (kTable ? 2 : 3) : 4) aa_even_wide(float* __restrict__ pool,
-                                                                       const unsigned* __restrict__ T, Box B,
-                                                                       unsigned* counters, const unsigned char* group,
-                                                                       int mode, unsigned batch, float omega) {
+__global__ void __launch_bounds__(128, kCollide ? 2 : 4)
+    aa_even_wide(float* __restrict__ pool, const unsigned* __restrict__ T, Box B, unsigned* counters,
+                 const unsigned char* group, int mode, unsigned batch, float omega) {
   const int lane = threadIdx.x & 31, sub = lane >> 3, l8 = lane & 7;
-  const unsigned g = group[l2map::sm_id()] & 1;
-  const unsigned half = B.units / 2;
-  const unsigned first = mode == 0 ? 0 : (mode == 1 ? g : 1 - g);
   (void)batch;
-  for (int phase = 0; phase < (mode == 0 ? 1 : 2); ++phase) {
-    const unsigned which = phase == 0 ? first : 1 - first;
-    const unsigned lo = mode == 0 ? 0 : which * half;
-    const unsigned n = mode == 0 ? B.units : half;
-    for (;;) {
-      unsigned start = 0;
-      if (lane == 0) start = atomicAdd(&counters[which], 4u);
-      start = __shfl_sync(0xffffffffu, start, 0);
-      if (start >= n) break;
-      if (start + sub >= n) continue;
-      const unsigned u = lo + start + sub;
-      float4 v[kQ];
+  for_each_batch(B, counters, group, mode, 4u, [&](unsigned u0, unsigned u_end) {
+    const unsigned u = u0 + sub;
+    if (u >= u_end) return;
+    float4 v[kQ];
 #pragma unroll
-      for (int q = 0; q < kQ; ++q)
-        v[q] = *reinterpret_cast<const float4*>(pool + line_of<kTable>(T, B.units, q, u) + 4u * l8);
-      if constexpr (kCollide) {
+    for (int q = 0; q < kQ; ++q)
+      v[q] = *reinterpret_cast<const float4*>(pool + line_of<kTable>(T, B.units, q, u) + 4u * l8);
+    if constexpr (kCollide) {
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          float f[kQ];
+      for (int j = 0; j < 4; ++j) {
+        float f[kQ];
 #pragma unroll
-          for (int q = 0; q < kQ; ++q) f[q] = get4(v[q], j);
-          bgk(f, omega);
+        for (int q = 0; q < kQ; ++q) f[q] = get4(v[q], j);
+        bgk(f, omega);
 #pragma unroll
-          for (int q = 0; q < kQ; ++q) set4(v[q], j, f[q]);
-        }
+        for (int q = 0; q < kQ; ++q) set4(v[q], j, f[q]);
       }
-#pragma unroll
-      for (int q = 0; q < kQ; ++q)
-        *reinterpret_cast<float4*>(pool + line_of<kTable>(T, B.units, c_opp[q], u) + 4u * l8) = v[q];
     }
-  }
+#pragma unroll
+    for (int q = 0; q < kQ; ++q)
+      *reinterpret_cast<float4*>(pool + line_of<kTable>(T, B.units, c_opp[q], u) + 4u * l8) = v[q];
+  });
 }
 
 // The host reference: `steps` AA steps (from an even one) of the same BGK in fp64 on the logical slots
@@ -232,8 +236,10 @@ void reference_steps(std::vector<double>& F, int n, int steps, double omega) {
         f[q] += omega * (double(weight(q)) * rho * (1.0 + cu + 0.5 * cu * cu - usq) - f[q]);
       }
       for (int q = 0; q < kQ; ++q) {
-        if (odd) F[size_t(q) * cells + at(q, +1)] = f[q];
-        else F[size_t(h_opp[q]) * cells + c] = f[q];
+        if (odd)
+          F[size_t(q) * cells + at(q, +1)] = f[q];
+        else
+          F[size_t(h_opp[q]) * cells + c] = f[q];
       }
     }
   }
@@ -313,7 +319,8 @@ std::vector<double> read_back(const Setup& S, const Form& f) {
   CK(cudaMemcpy(raw.data(), f.homes ? S.pool : S.slots, nlines * 128, cudaMemcpyDeviceToHost));
   std::vector<double> F(size_t{kQ} * cells);
   for (int q = 0; q < kQ; ++q)
-    for (size_t c = 0; c < cells; ++c) F[size_t(q) * cells + c] = raw[size_t{t[size_t(q) * S.B.units + c / 32]} * 32 + c % 32];
+    for (size_t c = 0; c < cells; ++c)
+      F[size_t(q) * cells + c] = raw[size_t{t[size_t(q) * S.B.units + c / 32]} * 32 + c % 32];
   return F;
 }
 
@@ -333,24 +340,34 @@ int main(int argc, char** argv) {
       }
       return argv[++i];
     };
-    if (a == "--n") n = std::atoi(next().c_str());
-    else if (a == "--pairs") pairs = std::atoi(next().c_str());
-    else if (a == "--reps") reps = std::atoi(next().c_str());
-    else if (a == "--margin") margin = std::atof(next().c_str());
-    else if (a == "--collide") omega = std::atof(next().c_str());
-    else if (a == "--wide") wide = true;
-    else if (a == "--out") out = next();
-    else if (a == "--commit") commit = next();
+    if (a == "--n")
+      n = std::atoi(next().c_str());
+    else if (a == "--pairs")
+      pairs = std::atoi(next().c_str());
+    else if (a == "--reps")
+      reps = std::atoi(next().c_str());
+    else if (a == "--margin")
+      margin = std::atof(next().c_str());
+    else if (a == "--collide")
+      omega = std::atof(next().c_str());
+    else if (a == "--wide")
+      wide = true;
+    else if (a == "--out")
+      out = next();
+    else if (a == "--commit")
+      commit = next();
     else {
-      std::fprintf(stderr, "usage: bench_l2_lbm_pattern [--n N (multiple of 32)] [--pairs P] [--reps R] [--margin M] "
-                           "[--collide OMEGA (BGK; 0: the pattern alone)] [--wide (16-byte even steps)] [--out FILE.jsonl] "
-                           "[--commit HASH]\n");
+      std::fprintf(stderr,
+                   "usage: bench_l2_lbm_pattern [--n N (multiple of 32)] [--pairs P] [--reps R] [--margin M] "
+                   "[--collide OMEGA (BGK; 0: the pattern alone)] [--wide (16-byte even steps)] [--out FILE.jsonl] "
+                   "[--commit HASH]\n");
       return 2;
     }
   }
   if (n < 32 || n % 32 || pairs < 1 || reps < 1 || margin < 0 || omega < 0 || omega >= 2) {
-    std::fprintf(stderr, "bench_l2_lbm_pattern: --n must be a positive multiple of 32, --pairs/--reps >= 1, "
-                         "0 <= --collide < 2\n");
+    std::fprintf(stderr,
+                 "bench_l2_lbm_pattern: --n must be a positive multiple of 32, --pairs/--reps >= 1, "
+                 "0 <= --collide < 2\n");
     return 2;
   }
   const bool collide = omega > 0;
@@ -400,12 +417,16 @@ int main(int argc, char** argv) {
   unsigned* counters = nullptr;
   CK(cudaMalloc(&counters, 2 * sizeof(unsigned)));
   int bps = 0;
-  if (collide) CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, aa_step<true, true, true>, 256, 0));
-  else CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, aa_step<true, true, false>, 256, 0));
+  if (collide)
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, aa_step<true, true, true>, 256, 0));
+  else
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps, aa_step<true, true, false>, 256, 0));
   const int grid = prop.multiProcessorCount * bps;
   int bps_wide = 0;
-  if (collide) CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps_wide, aa_even_wide<true, true>, 128, 0));
-  else CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps_wide, aa_even_wide<true, false>, 128, 0));
+  if (collide)
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps_wide, aa_even_wide<true, true>, 128, 0));
+  else
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps_wide, aa_even_wide<true, false>, 128, 0));
   const int grid_wide = prop.multiProcessorCount * bps_wide;
   std::printf("blocks per SM: %d of 256 threads (one cell per thread)%s\n", bps,
               wide ? (", wide even steps: " + std::to_string(bps_wide) + " of 128").c_str() : "");
@@ -420,33 +441,57 @@ int main(int argc, char** argv) {
     const unsigned* T = f.homes ? S.T_home : S.T_id;
     CK(cudaMemsetAsync(counters, 0, 2 * sizeof(unsigned)));
     const int k = (odd ? 4 : 0) + (f.table ? 2 : 0) + (collide ? 1 : 0);
-    auto go = [&](auto kernel) { kernel<<<grid, 256>>>(buf, T, S.B, counters, G.d_group, f.mode, batch, float(omega)); };
+    auto go = [&](auto kernel) {
+      kernel<<<grid, 256>>>(buf, T, S.B, counters, G.d_group, f.mode, batch, float(omega));
+    };
     auto go_wide = [&](auto kernel) {
       kernel<<<grid_wide, 128>>>(buf, T, S.B, counters, G.d_group, f.mode, batch, float(omega));
     };
     if (wide && !odd) {
-      if (f.table && collide) go_wide(aa_even_wide<true, true>);
-      else if (f.table) go_wide(aa_even_wide<true, false>);
-      else if (collide) go_wide(aa_even_wide<false, true>);
-      else go_wide(aa_even_wide<false, false>);
+      if (f.table && collide)
+        go_wide(aa_even_wide<true, true>);
+      else if (f.table)
+        go_wide(aa_even_wide<true, false>);
+      else if (collide)
+        go_wide(aa_even_wide<false, true>);
+      else
+        go_wide(aa_even_wide<false, false>);
       CK(cudaGetLastError());
       return;
     }
     switch (k) {
-      case 0: go(aa_step<false, false, false>); break;
-      case 1: go(aa_step<false, false, true>); break;
-      case 2: go(aa_step<false, true, false>); break;
-      case 3: go(aa_step<false, true, true>); break;
-      case 4: go(aa_step<true, false, false>); break;
-      case 5: go(aa_step<true, false, true>); break;
-      case 6: go(aa_step<true, true, false>); break;
-      default: go(aa_step<true, true, true>); break;
+      case 0:
+        go(aa_step<false, false, false>);
+        break;
+      case 1:
+        go(aa_step<false, false, true>);
+        break;
+      case 2:
+        go(aa_step<false, true, false>);
+        break;
+      case 3:
+        go(aa_step<false, true, true>);
+        break;
+      case 4:
+        go(aa_step<true, false, false>);
+        break;
+      case 5:
+        go(aa_step<true, false, true>);
+        break;
+      case 6:
+        go(aa_step<true, true, false>);
+        break;
+      default:
+        go(aa_step<true, true, true>);
+        break;
     }
     CK(cudaGetLastError());
   };
   auto fill_form = [&](const Setup& S, const Form& f) {
-    if (f.table) fill<true><<<grid, 256>>>(f.homes ? S.pool : S.slots, f.homes ? S.T_home : S.T_id, S.B, collide);
-    else fill<false><<<grid, 256>>>(S.slots, S.T_id, S.B, collide);
+    if (f.table)
+      fill<true><<<grid, 256>>>(f.homes ? S.pool : S.slots, f.homes ? S.T_home : S.T_id, S.B, collide);
+    else
+      fill<false><<<grid, 256>>>(S.slots, S.T_id, S.B, collide);
     CK(cudaGetLastError());
   };
 
@@ -466,8 +511,8 @@ int main(int argc, char** argv) {
       double worst = 0;
       for (size_t k = 0; k < ref.size(); ++k) worst = std::max(worst, std::fabs(got[k] - ref[k]));
       const bool ok = worst < 1e-6;
-      std::printf("check %-22s %d^3, %d steps against the fp64 host reference: max |error| %.2e %s\n", f.name, nc, steps,
-                  worst, ok ? "ok" : "WRONG");
+      std::printf("check %-22s %d^3, %d steps against the fp64 host reference: max |error| %.2e %s\n", f.name, nc,
+                  steps, worst, ok ? "ok" : "WRONG");
       all_ok = all_ok && ok;
     }
     free_setup(S);
@@ -509,11 +554,13 @@ int main(int argc, char** argv) {
       size_t bad = 0;
       if (!collide) {
         std::vector<unsigned> t(S.lines);
-        if (f.table) CK(cudaMemcpy(t.data(), f.homes ? S.T_home : S.T_id, S.lines * sizeof(unsigned), cudaMemcpyDeviceToHost));
+        if (f.table)
+          CK(cudaMemcpy(t.data(), f.homes ? S.T_home : S.T_id, S.lines * sizeof(unsigned), cudaMemcpyDeviceToHost));
         float* buf = f.homes ? S.pool : S.slots;
         for (int s = 0; s < 2000; ++s) {
           const size_t c = (static_cast<size_t>(s) * 2654435761ull + 977) % cells;
-          const int x = static_cast<int>(c % n), y = static_cast<int>((c / n) % n), z = static_cast<int>(c / (size_t(n) * n));
+          const int x = static_cast<int>(c % n), y = static_cast<int>((c / n) % n),
+                    z = static_cast<int>(c / (size_t(n) * n));
           for (int q = 0; q < kQ; ++q) {
             const unsigned u = static_cast<unsigned>(c / 32);
             const size_t line = f.table ? size_t{t[size_t(q) * S.B.units + u]} : size_t(q) * S.B.units + u;
@@ -535,15 +582,17 @@ int main(int argc, char** argv) {
                   bad ? "  WRONG VALUES" : "");
       if (bad) all_ok = false;
       if (js)
-        std::fprintf(js,
-                     "{\"benchmark\":\"l2_lbm_pattern\",\"card\":\"%s\",\"commit\":\"%s\",\"lattice\":\"D3Q19\","
-                     "\"precision\":\"fp32\",\"even_access\":\"%s\",\"collision\":\"%s\",\"omega\":%.3f,\"size\":%d,\"form\":\"%s\",\"round\":%d,"
-                     "\"copy_TBps\":%.4f,\"even_TBps\":%.4f,\"odd_TBps\":%.4f,\"TBps\":%.4f,\"fraction_of_ceiling\":%.4f,"
-                     "\"MLUPs\":%.1f,\"groups\":[%d,%d],\"map_unanimous\":%.5f,\"margin\":%.3f,\"blocks_per_sm\":%d,"
-                     "\"checked\":\"%s\"}\n",
-                     prop.name, commit.c_str(), wide ? "16B" : "4B", collide ? "BGK" : "none", omega, n, f.name, round, copy_tbs, tb_even,
-                     tb_odd, tb, tb / copy_tbs, mlups, G.sizes[0], G.sizes[1], S.unanimous, margin, bps,
-                     collide ? "64^3 against fp64 host reference" : (bad ? "WRONG" : "permutation, sampled"));
+        std::fprintf(
+            js,
+            "{\"benchmark\":\"l2_lbm_pattern\",\"card\":\"%s\",\"commit\":\"%s\",\"lattice\":\"D3Q19\","
+            "\"precision\":\"fp32\",\"even_access\":\"%s\",\"collision\":\"%s\",\"omega\":%.3f,\"size\":%d,\"form\":\"%"
+            "s\",\"round\":%d,"
+            "\"copy_TBps\":%.4f,\"even_TBps\":%.4f,\"odd_TBps\":%.4f,\"TBps\":%.4f,\"fraction_of_ceiling\":%.4f,"
+            "\"MLUPs\":%.1f,\"groups\":[%d,%d],\"map_unanimous\":%.5f,\"margin\":%.3f,\"blocks_per_sm\":%d,"
+            "\"checked\":\"%s\"}\n",
+            prop.name, commit.c_str(), wide ? "16B" : "4B", collide ? "BGK" : "none", omega, n, f.name, round, copy_tbs,
+            tb_even, tb_odd, tb, tb / copy_tbs, mlups, G.sizes[0], G.sizes[1], S.unanimous, margin, bps,
+            collide ? "64^3 against fp64 host reference" : (bad ? "WRONG" : "permutation, sampled"));
     }
   if (js) std::fclose(js);
   free_setup(S);
