@@ -214,6 +214,84 @@ __global__ void __launch_bounds__(128, kCollide ? 2 : 4)
   });
 }
 
+// The odd step with two x-adjacent cells per lane and 8-byte accesses (--pair; as the solver's pair kernel):
+// a warp takes two units (64 cells of a row; nx a multiple of 64). Population q of the lane's cells x0 and
+// x0 + 1 arrives from x0 - c_x and x0 + 1 - c_x: for c_x = 0 one aligned pair; for c_x = +-1 the aligned
+// pair holds one of them and the neighbour lane's the other (a shuffle; the warp's end lane reads the one
+// value beyond the warp). The stores mirror the loads.
+template <bool kTable>
+__device__ __forceinline__ unsigned cell_at(const unsigned* __restrict__ T, const Box& B, int q, int x, int y, int z) {
+  x += x < 0 ? B.nx : (x >= B.nx ? -B.nx : 0);
+  y += y < 0 ? B.ny : (y >= B.ny ? -B.ny : 0);
+  z += z < 0 ? B.nz : (z >= B.nz ? -B.nz : 0);
+  const unsigned u = (static_cast<unsigned>(z) * B.ny + y) * B.nxb + (x >> 5);
+  return line_of<kTable>(T, B.units, q, u) + static_cast<unsigned>(x & 31);
+}
+
+template <bool kTable, bool kCollide>
+__global__ void __launch_bounds__(128, 4)
+    aa_odd_pair(float* __restrict__ pool, const unsigned* __restrict__ T, Box B, unsigned* counters,
+                const unsigned char* group, int mode, unsigned batch, float omega) {
+  const int lane = threadIdx.x & 31;
+  (void)batch;
+  for_each_batch(B, counters, group, mode, 2u, [&](unsigned u0, unsigned u_end) {
+    (void)u_end;
+    const int xb = static_cast<int>(u0 % B.nxb);
+    const int y = static_cast<int>((u0 / B.nxb) % B.ny);
+    const int z = static_cast<int>(u0 / (static_cast<unsigned>(B.nxb) * B.ny));
+    const int x0 = xb * 32 + 2 * lane;  // this lane's cells x0, x0 + 1
+    float a[kQ], b[kQ];                 // f_q of cell x0 and of cell x0 + 1
+#pragma unroll
+    for (int q = 0; q < kQ; ++q) {  // f_q arrives from c - c_q, slot opp(q)
+      const int cx = c_cx[q], qs = c_opp[q];
+      const float2 p = *reinterpret_cast<const float2*>(pool + cell_at<kTable>(T, B, qs, x0, y - c_cy[q], z - c_cz[q]));
+      if (cx == 0) {
+        a[q] = p.x;
+        b[q] = p.y;
+      } else if (cx == 1) {  // sources x0 - 1 (the previous lane's p.y) and x0 (p.x)
+        const float up = __shfl_up_sync(0xffffffffu, p.y, 1);
+        a[q] = lane == 0 ? pool[cell_at<kTable>(T, B, qs, x0 - 1, y - c_cy[q], z - c_cz[q])] : up;
+        b[q] = p.x;
+      } else {  // sources x0 + 1 (p.y) and x0 + 2 (the next lane's p.x)
+        const float down = __shfl_down_sync(0xffffffffu, p.x, 1);
+        a[q] = p.y;
+        b[q] = lane == 31 ? pool[cell_at<kTable>(T, B, qs, x0 + 2, y - c_cy[q], z - c_cz[q])] : down;
+      }
+    }
+    if constexpr (kCollide) {
+      bgk(a, omega);
+      bgk(b, omega);
+    }
+#pragma unroll
+    for (int q = 0; q < kQ; ++q) {  // and leaves to c + c_q, slot q
+      const int cx = c_cx[q];
+      const int yd = y + c_cy[q], zd = z + c_cz[q];
+      float* pp = pool + cell_at<kTable>(T, B, q, x0, yd, zd);  // the aligned pair x0, x0 + 1 of the target row
+      if (cx == 0) {
+        *reinterpret_cast<float2*>(pp) = make_float2(a[q], b[q]);
+      } else if (cx == 1) {  // targets x0 + 1 (a) and x0 + 2 (b): the pair gets (previous lane's b, a)
+        const float up = __shfl_up_sync(0xffffffffu, b[q], 1);
+        const float last = __shfl_sync(0xffffffffu, b[q], 31);  // lane 31's b goes beyond the warp
+        if (lane == 0) {
+          pp[1] = a[q];
+          pool[cell_at<kTable>(T, B, q, x0 + 64, yd, zd)] = last;
+        } else {
+          *reinterpret_cast<float2*>(pp) = make_float2(up, a[q]);
+        }
+      } else {  // targets x0 - 1 (a) and x0 (b): the pair gets (b, next lane's a)
+        const float down = __shfl_down_sync(0xffffffffu, a[q], 1);
+        const float first = __shfl_sync(0xffffffffu, a[q], 0);  // lane 0's a goes before the warp
+        if (lane == 31) {
+          pp[0] = b[q];
+          pool[cell_at<kTable>(T, B, q, x0 - 63, yd, zd)] = first;
+        } else {
+          *reinterpret_cast<float2*>(pp) = make_float2(b[q], down);
+        }
+      }
+    }
+  });
+}
+
 // The host reference: `steps` AA steps (from an even one) of the same BGK in fp64 on the logical slots
 // F[q][cell] of an n^3 periodic box.
 void reference_steps(std::vector<double>& F, int n, int steps, double omega) {
@@ -329,7 +407,7 @@ std::vector<double> read_back(const Setup& S, const Form& f) {
 int main(int argc, char** argv) {
   int n = 256, pairs = 5, reps = 5;
   double margin = 0.05, omega = 0.0;
-  bool wide = false;
+  bool wide = false, pair = false;
   std::string out, commit = "unknown";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -359,22 +437,24 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: bench_l2_lbm_pattern [--n N (multiple of 32)] [--pairs P] [--reps R] [--margin M] "
-                   "[--collide OMEGA (BGK; 0: the pattern alone)] [--wide (16-byte even steps)] [--out FILE.jsonl] "
+                   "[--collide OMEGA (BGK; 0: the pattern alone)] [--wide (16-byte even steps)] [--pair (8-byte odd "
+                   "steps)] [--out FILE.jsonl] "
                    "[--commit HASH]\n");
       return 2;
     }
   }
-  if (n < 32 || n % 32 || pairs < 1 || reps < 1 || margin < 0 || omega < 0 || omega >= 2) {
-    std::fprintf(stderr,
-                 "bench_l2_lbm_pattern: --n must be a positive multiple of 32, --pairs/--reps >= 1, "
-                 "0 <= --collide < 2\n");
+  if (n < 32 || n % (pair ? 64 : 32) || pairs < 1 || reps < 1 || margin < 0 || omega < 0 || omega >= 2) {
+    std::fprintf(
+        stderr,
+        "bench_l2_lbm_pattern: --n must be a positive multiple of 32 (of 64 with --pair), --pairs/--reps >= 1, "
+        "0 <= --collide < 2\n");
     return 2;
   }
   const bool collide = omega > 0;
   cudaDeviceProp prop{};
   CK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("card %s; D3Q19 fp32 AA %s, %d^3%s\n", prop.name, collide ? "step with BGK" : "pattern (no collision)", n,
-              wide ? ", even steps with 16-byte accesses" : "");
+  std::printf("card %s; D3Q19 fp32 AA %s, %d^3%s%s\n", prop.name, collide ? "step with BGK" : "pattern (no collision)",
+              n, wide ? ", even steps with 16-byte accesses" : "", pair ? ", odd steps with 8-byte accesses" : "");
 
   // the copy ceiling in this process
   cudaEvent_t e0, e1, e2;
@@ -428,6 +508,12 @@ int main(int argc, char** argv) {
   else
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps_wide, aa_even_wide<true, false>, 128, 0));
   const int grid_wide = prop.multiProcessorCount * bps_wide;
+  int bps_pair = 0;
+  if (collide)
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps_pair, aa_odd_pair<true, true>, 128, 0));
+  else
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bps_pair, aa_odd_pair<true, false>, 128, 0));
+  const int grid_pair = prop.multiProcessorCount * bps_pair;
   std::printf("blocks per SM: %d of 256 threads (one cell per thread)%s\n", bps,
               wide ? (", wide even steps: " + std::to_string(bps_wide) + " of 128").c_str() : "");
   const unsigned batch = 4;
@@ -447,6 +533,21 @@ int main(int argc, char** argv) {
     auto go_wide = [&](auto kernel) {
       kernel<<<grid_wide, 128>>>(buf, T, S.B, counters, G.d_group, f.mode, batch, float(omega));
     };
+    auto go_pair = [&](auto kernel) {
+      kernel<<<grid_pair, 128>>>(buf, T, S.B, counters, G.d_group, f.mode, batch, float(omega));
+    };
+    if (pair && odd) {
+      if (f.table && collide)
+        go_pair(aa_odd_pair<true, true>);
+      else if (f.table)
+        go_pair(aa_odd_pair<true, false>);
+      else if (collide)
+        go_pair(aa_odd_pair<false, true>);
+      else
+        go_pair(aa_odd_pair<false, false>);
+      CK(cudaGetLastError());
+      return;
+    }
     if (wide && !odd) {
       if (f.table && collide)
         go_wide(aa_even_wide<true, true>);
@@ -585,14 +686,15 @@ int main(int argc, char** argv) {
         std::fprintf(
             js,
             "{\"benchmark\":\"l2_lbm_pattern\",\"card\":\"%s\",\"commit\":\"%s\",\"lattice\":\"D3Q19\","
-            "\"precision\":\"fp32\",\"even_access\":\"%s\",\"collision\":\"%s\",\"omega\":%.3f,\"size\":%d,\"form\":\"%"
+            "\"precision\":\"fp32\",\"even_access\":\"%s\",\"odd_access\":\"%s\",\"collision\":\"%s\",\"omega\":%.3f,"
+            "\"size\":%d,\"form\":\"%"
             "s\",\"round\":%d,"
             "\"copy_TBps\":%.4f,\"even_TBps\":%.4f,\"odd_TBps\":%.4f,\"TBps\":%.4f,\"fraction_of_ceiling\":%.4f,"
             "\"MLUPs\":%.1f,\"groups\":[%d,%d],\"map_unanimous\":%.5f,\"margin\":%.3f,\"blocks_per_sm\":%d,"
             "\"checked\":\"%s\"}\n",
-            prop.name, commit.c_str(), wide ? "16B" : "4B", collide ? "BGK" : "none", omega, n, f.name, round, copy_tbs,
-            tb_even, tb_odd, tb, tb / copy_tbs, mlups, G.sizes[0], G.sizes[1], S.unanimous, margin, bps,
-            collide ? "64^3 against fp64 host reference" : (bad ? "WRONG" : "permutation, sampled"));
+            prop.name, commit.c_str(), wide ? "16B" : "4B", pair ? "8B" : "4B", collide ? "BGK" : "none", omega, n,
+            f.name, round, copy_tbs, tb_even, tb_odd, tb, tb / copy_tbs, mlups, G.sizes[0], G.sizes[1], S.unanimous,
+            margin, bps, collide ? "64^3 against fp64 host reference" : (bad ? "WRONG" : "permutation, sampled"));
     }
   if (js) std::fclose(js);
   free_setup(S);
