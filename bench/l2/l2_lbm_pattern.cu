@@ -430,6 +430,8 @@ int main(int argc, char** argv) {
       omega = std::atof(next().c_str());
     else if (a == "--wide")
       wide = true;
+    else if (a == "--pair")
+      pair = true;
     else if (a == "--out")
       out = next();
     else if (a == "--commit")
