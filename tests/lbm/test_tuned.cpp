@@ -19,7 +19,6 @@
 #include <barrier>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <thread>
 
 #include "catch_compat.hpp"
@@ -38,9 +37,7 @@ namespace {
 
 // Flags: ghosts walls (ids 0/1, the y-max face moves) or fluid; ~1 in 150 interior cells a wall (ids 0-2),
 // ~1 in 400 inactive.
-// solid > 0: rows y = solid, solid + 1, solid + 2 (padded) of every plane a wall, inactive and a wall (whole
-// warps of the pair kernel with no cell to update).
-std::vector<uint8_t> sparse_flags(const GridLayout& g, bool ghost_walls, unsigned seed, int solid = 0) {
+std::vector<uint8_t> sparse_flags(const GridLayout& g, bool ghost_walls, unsigned seed) {
   std::mt19937 rng(seed);
   std::vector<uint8_t> fl(static_cast<std::size_t>(g.cells()), kFluid);
   for (int64_t k = 0; k < g.pz(); ++k)
@@ -55,7 +52,6 @@ std::vector<uint8_t> sparse_flags(const GridLayout& g, bool ghost_walls, unsigne
           fl[c] = make_wall(int(rng() % 3));
         else if (r == 4 || r == 5)
           fl[c] = kInactive;
-        if (solid > 0 && !ghost && j >= solid && j <= solid + 2) fl[c] = j == solid + 1 ? kInactive : make_wall(0);
       }
   return fl;
 }
@@ -69,7 +65,6 @@ struct PairOn {
 struct Case {
   int64_t nx, ny, nz;
   bool ghost_walls;
-  int solid = 0;  // sparse_flags' first solid row (0: none)
 };
 
 // split > 0: each step as two sub-boxes (z < split, z >= split) and end_step(): the one-cell kernel's
@@ -78,7 +73,7 @@ std::vector<double> run(LatticeKind k, Precision pr, CollisionKind ck, KernelPat
                         bool flag_bit = true, bool* pair_used = nullptr, int64_t split = 0,
                         bool forced = true) {
   const GridLayout g = grid_for(k, cs.nx, cs.ny, cs.nz);
-  const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31, cs.solid);
+  const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
   LatticeState s(k, pr, g, exec::Space::Device);
   if (flag_bit)
     write_flags(s, fl);
@@ -184,35 +179,6 @@ TEST_CASE("pair kernel equals the one-cell kernel bit for bit", "[lbm][gpu]") {
             REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
           }
         }
-}
-
-// The odd step's warp-end exchange in shared memory (TESSERA_LBM_PAIR_XCHG=on; PairXchg in
-// tuned_pair_kernel.hpp) moves the same values: the same bits as the single-lane accesses it replaces, with
-// walls, moving walls, solid rows (warps with no cell to update), a force field or none, and the
-// kNoWallNeighbour shortcut on and off; and the reference's values to rounding.
-TEST_CASE("pair kernel: the warp-end exchange gives the bits of the single-lane accesses", "[lbm][gpu]") {
-  TESSERA_GPU_TEST();
-  const PairOn on;
-  for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
-    for (Precision pr : {Precision::FP32, Precision::FP16})
-      for (const Case& cs : {Case{70, 9, 7, true}, Case{62, 6, 5, false}, Case{254, 9, 4, true, 2},
-                             Case{126, 12, 3, false, 4}})
-        for (bool forced : {true, false})
-          for (bool flag_bit : {true, false}) {
-            INFO(to_string(k) << " " << to_string(pr) << " nx " << cs.nx << " solid " << cs.solid << " forced "
-                              << forced << " flag bit " << flag_bit);
-            bool pair = false;
-            const auto plain = [&] {
-              const tessera::test::ScopedEnv x("TESSERA_LBM_PAIR_XCHG", "off");
-              return run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 5, flag_bit, &pair, 0, forced);
-            }();
-            REQUIRE(pair);
-            const tessera::test::ScopedEnv x("TESSERA_LBM_PAIR_XCHG", "on");
-            const auto xchg = run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 5, flag_bit, nullptr, 0, forced);
-            REQUIRE(xchg == plain);
-            const auto ref = run(k, pr, CollisionKind::BGK, KernelPath::Reference, cs, 5, flag_bit, nullptr, 0, forced);
-            REQUIRE(max_diff(ref, xchg) < tol(pr));
-          }
 }
 
 // The quad kernel (four cells per thread, even steps, TESSERA_LBM_QUAD=on; tuned_quad_kernel.hpp) must give
@@ -476,7 +442,6 @@ struct Warp {
 };
 thread_local Warp* tw = nullptr;
 thread_local unsigned tlane = 0;
-thread_local std::barrier<>* tblock = nullptr;  // the emulated block's threads (emulate_blocks)
 template <class T>
 T exchange(T v, int d) {  // the value of lane + d (own value where that lane does not exist)
   uint64_t u = 0;
@@ -533,7 +498,6 @@ struct uint2 {
   uint32_t x, y;
 };
 inline bool __any_sync(unsigned, bool p) { return __ballot_sync(0, p) != 0; }
-inline void __syncthreads() { emu::tblock->arrive_and_wait(); }
 inline bool __all_sync(unsigned, bool p) { return __ballot_sync(0, p) == 0xffffffffu; }
 #include "../../kernels/lbm/src/lattice_impl.hpp"
 #include "../../kernels/lbm/src/tuned_pair_kernel.hpp"
@@ -560,49 +524,15 @@ void emulate_warps(uint32_t threads, uint32_t nz, Body body) {
     }
 }
 
-// Threads 0 .. threads - 1 (rounded up to 128-thread blocks) of each plane k < nz, block by block: the
-// block's 128 threads at once (their shuffles and ballots meet within each warp, __syncthreads across the
-// block), each block with its own shared PairXchg; body(t, k, lane, warp, xs).
-template <int Q, class Body>
-void emulate_blocks(uint32_t threads, uint32_t nz, Body body) {
-  constexpr uint32_t BX = 128, W = BX / 32;
-  for (uint32_t k = 0; k < nz; ++k)
-    for (uint32_t t0 = 0; t0 < (threads + BX - 1) / BX * BX; t0 += BX) {
-      std::barrier<> block(BX);
-      std::deque<std::barrier<>> bars;  // not movable: a deque keeps them in place
-      for (uint32_t w = 0; w < W; ++w) bars.emplace_back(32);
-      std::vector<emu::Warp> warps;
-      for (uint32_t w = 0; w < W; ++w) warps.push_back(emu::Warp{&bars[w], {}});
-      lbm::detail::PairXchg<Q, int(W)> xs{};
-      std::vector<std::thread> lanes;
-      for (unsigned l = 0; l < BX; ++l)
-        lanes.emplace_back([&, l] {
-          emu::tw = &warps[l / 32];
-          emu::tlane = l % 32;
-          emu::tblock = &block;
-          body(t0 + l, k, l % 32, l / 32, &xs);
-        });
-      for (std::thread& t : lanes) t.join();
-    }
-}
-
-// One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice; X: with the
-// odd step's warp-end exchange (the four warps of a block at once).
-template <class L, class S, CollisionKind K, bool KF, bool X = false>
+// One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice.
+template <class L, class S, CollisionKind K, bool KF>
 void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align) {
   const GridLayout& g = s.grid();
   const lbm::detail::PairGeom pg = lbm::detail::make_pair_geom(g, align);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
-  if constexpr (X)
-    emulate_blocks<L::Q>(pg.pairs, uint32_t(g.nz),
-                         [&](uint32_t t, uint32_t k, unsigned l, unsigned w, lbm::detail::PairXchg<L::Q, 4>* xs) {
-                           lbm::detail::pair_update<L, S, K, 0, KF, 4>(static_cast<S*>(s.pops()), s.flags(), a, pg,
-                                                                       p.walls, t, k, l, xs, w);
-                         });
-  else
-    emulate_warps(pg.pairs, uint32_t(g.nz), [&](uint32_t t, uint32_t k, unsigned l) {
-      lbm::detail::pair_update<L, S, K, 0, KF>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t, k, l);
-    });
+  emulate_warps(pg.pairs, uint32_t(g.nz), [&](uint32_t t, uint32_t k, unsigned l) {
+    lbm::detail::pair_update<L, S, K, 0, KF>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t, k, l);
+  });
   s.parity ^= 1;
   ++s.step;
 }
@@ -640,15 +570,13 @@ void emulated_quad_odd_step(LatticeState& s, const CollisionParams& p) {
 
 // KF = false: a step without force (no field, no uniform force) through the force-free collision.
 // align = 0: the quad kernel (four cells per thread) for the even steps, and for the odd ones where the rows
-// are a multiple of 4 cells (px % 4 == 0); the pair kernel for the other odd ones. X: the pair kernel with
-// the odd step's warp-end exchange.
-template <class L, class S, CollisionKind K, bool KF = true, bool X = false>
+// are a multiple of 4 cells (px % 4 == 0); the pair kernel for the other odd ones.
+template <class L, class S, CollisionKind K, bool KF = true>
 void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
-  INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " ny " << cs.ny
-               << " solid rows " << cs.solid << " align " << align << " force " << KF << " smagorinsky " << smag
-               << " exchange " << X);
+  INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align
+               << " force " << KF << " smagorinsky " << smag);
   const GridLayout g = grid_for(L::kind, cs.nx, cs.ny, cs.nz);
-  const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31, cs.solid);
+  const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
   const Precision pr = sizeof(S) == 2 ? Precision::FP16 : Precision::FP32;
   LatticeState ref(L::kind, pr, g, exec::Space::Host), pair(L::kind, pr, g, exec::Space::Host);
   const std::vector<double> f0 = random_pops<L>(g, 32);
@@ -672,7 +600,7 @@ void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
     else if (align == 0 && g.px() % 4 == 0)
       emulated_quad_odd_step<L, S, K, KF>(pair, p);
     else
-      emulated_pair_step<L, S, K, KF, X>(pair, p, align == 0 ? 2u : align);
+      emulated_pair_step<L, S, K, KF>(pair, p, align == 0 ? 2u : align);
     const std::vector<double> a = read_slots(ref), b = read_slots(pair);
     REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
   }
@@ -740,21 +668,6 @@ TEST_CASE("pair kernel: the warp logic, emulated on the host, gives the referenc
       check_emulated<D3Q27, half_t, CollisionKind::BGK>(cs, align);
       check_emulated<D3Q19, half_t, CollisionKind::BGK, false>(cs, align);
       check_emulated<D3Q27, float, CollisionKind::BGK, false>(cs, align);
-    }
-}
-
-// The odd step's warp-end exchange (PairXchg, TESSERA_LBM_PAIR_XCHG): the four warps of each block emulated
-// at once. Rows of 36 and 32 pairs, so that warps begin mid-row; with solid rows (whole warps with no cell
-// to update, between warps that have); closed and periodic ghosts.
-TEST_CASE("pair kernel: the warp-end exchange, emulated on the host, gives the reference's bits", "[lbm]") {
-  for (const Case& cs : {Case{70, 3, 3, true}, Case{62, 3, 3, false}, Case{70, 7, 2, true, 1}, Case{70, 7, 2, true, 2},
-                         Case{62, 7, 2, false, 1}, Case{62, 7, 2, false, 2}})
-    for (uint32_t align : {2u, 64u}) {
-      check_emulated<D3Q19, float, CollisionKind::BGK, false, true>(cs, align);
-      check_emulated<D3Q19, float, CollisionKind::BGK, true, true>(cs, align);
-      check_emulated<D3Q19, half_t, CollisionKind::TRT, true, true>(cs, align);
-      check_emulated<D3Q27, float, CollisionKind::Regularized, true, true>(cs, align);
-      check_emulated<D3Q27, half_t, CollisionKind::BGK, false, true>(cs, align);
     }
 }
 #endif

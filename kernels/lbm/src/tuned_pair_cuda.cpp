@@ -118,12 +118,6 @@ bool quad_staged(const LatticeState& s, bool* wide = nullptr) {
   if (v == "staged" || v == "staged8" || v == "staged16") return true;
   return (v.empty() || v == "auto") && s.precision() == Precision::FP16 && (fits || s.lattice() == LatticeKind::D3Q19);
 }
-// TESSERA_LBM_PAIR_XCHG (read at every step): "on" gives the pair kernel's odd steps the warp-end exchange
-// in shared memory (PairXchg, tuned_pair_kernel.hpp), "off" or unset / "auto" keeps the single-lane
-// accesses at every warp's ends (docs/performance.md, LBM item 26).
-[[maybe_unused]] bool pair_xchg_selected() {
-  return knob_selected("TESSERA_LBM_PAIR_XCHG", env_knob("TESSERA_LBM_PAIR_XCHG"), false);
-}
 bool pair_selected(LatticeKind lk, Precision pr) {
   return knob_selected("TESSERA_LBM_PAIR", pair_variant(), lk == LatticeKind::D3Q19 && pr == Precision::FP32);
 }
@@ -137,15 +131,12 @@ __constant__ WallTable c_pair_walls;
 
 // The block's 2 BX cells of plane blockIdx.y start at pair_base + 2 BX blockIdx.x; the L2 prefetch ahead
 // (tuned_prefetch.hpp) asks for the same span of every slot array `pf.ahead` cells further on.
-// X: the odd step's warp-end exchange in shared memory (PairXchg, tuned_pair_kernel.hpp; TESSERA_LBM_PAIR_XCHG).
-template <class L, class S, CollisionKind K, int BX, int MB, int M, bool KF, bool X = false>
+template <class L, class S, CollisionKind K, int BX, int MB, int M, bool KF>
 __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                               StepArgs<float> a, PairGeom g, Prefetch pf) {
-  constexpr int XW = X ? BX / 32 : 0;
-  __shared__ PairXchg<L::Q, (XW > 1 ? XW : 1)> xs;
   l2_prefetch_block<S, L::Q>(f, a.odd, int64_t(pair_base(g, blockIdx.y)) + int64_t(2 * BX) * blockIdx.x, 2 * BX, pf);
-  pair_update<L, S, K, M, KF, XW>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
-                                  threadIdx.x & 31u, X ? &xs : nullptr, threadIdx.x >> 5);
+  pair_update<L, S, K, M, KF>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
+                              threadIdx.x & 31u);
 }
 
 // The quad kernel: the block's 4 BX cells of plane blockIdx.y start at quad_base + 4 BX blockIdx.x. H: the
@@ -414,22 +405,16 @@ void launch_quad(const exec::Exec& ex, LatticeState& s, const CollisionParams& p
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_quad");
 }
 
-// KF: the step has a force (the one-cell kernel's has_force, or TESSERA_LBM_FORCE_TERMS=1). Odd steps
-// take the warp-end exchange where pair_xchg_selected().
+// KF: the step has a force (the one-cell kernel's has_force, or TESSERA_LBM_FORCE_TERMS=1).
 template <class L, class S, CollisionKind K, int BX, int MB, int M>
 void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGeom& pg, bool force) {
   const GridLayout& g = s.grid();
   const dim3 grid(unsigned((uint64_t(pg.pairs) + BX - 1) / BX), unsigned(g.nz));
   const Prefetch pf = make_prefetch<L, S>(g, st, true);
-  S* f = static_cast<S*>(s.pops());
-  const bool x = a.odd && pair_xchg_selected();
-  if (force) {
-    if (x) stream_collide_pair<L, S, K, BX, MB, M, true, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf);
-    else stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf);
-  } else {
-    if (x) stream_collide_pair<L, S, K, BX, MB, M, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf);
-    else stream_collide_pair<L, S, K, BX, MB, M, false><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf);
-  }
+  if (force)
+    stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
+  else
+    stream_collide_pair<L, S, K, BX, MB, M, false><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
 }
 
 // TESSERA_LBM_PAIR_ALIGN=N (cells, a power of two >= 2): the warps' base alignment (PairGeom); tuning.

@@ -142,33 +142,12 @@ __device__ inline uint32_t pair_base(const PairGeom& g, uint32_t k) {
   return (g.pxy * (k + 1u) + g.px) & ~(g.align - 1u);
 }
 
-// The odd step's warp-end exchange (XW > 1 in pair_update: XW warps per block, consecutive in x). Without
-// it, lane 0 (31) of every warp loads and stores the one value of each x-link that lies in the previous
-// (next) warp's pair with a single-lane 4-byte (2-byte) access, a partial-sector request beside the warp's
-// 256-byte ones. With it, the warps of a block hand those values over in shared memory: lane 31 leaves the
-// high value of each +x link's loaded pair (and after the collision the value it streams into the next warp's
-// pair) for the next warp's lane 0, lane 0 the low values of the -x links for the previous warp's lane 31,
-// with the masks of the links their end cells stream (smask: bit q, the cell is updated and x + c_q is not a
-// wall), so the end lanes write whole pairs; only the block's first and last warps keep the single-lane
-// accesses. Two __syncthreads per odd step; a warp with no cell to update still meets them (its end lanes
-// load and store what its neighbours hand over).
-template <int Q, int XW>
-struct PairXchg {
-  float ld[XW][Q];
-  float st[XW][Q];
-  uint32_t smask_hi[XW];  // lane 31's high cell
-  uint32_t smask_lo[XW];  // lane 0's low cell
-};
-
 // The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table. KF: the step has a
-// force (uniform or per-cell); false drops the force terms (collide_cell's force-free form). XW > 1: the
-// odd step's warp-end exchange (PairXchg) through xs among the block's XW warps, this one its `warp`-th;
-// every thread of the block must call it (it meets __syncthreads in odd steps).
-template <class L, class S, CollisionKind K, int M, bool KF = true, int XW = 0>
+// force (uniform or per-cell); false drops the force terms (collide_cell's force-free form).
+template <class L, class S, CollisionKind K, int M, bool KF = true>
 __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
-                                   unsigned lane, PairXchg<L::Q, (XW > 1 ? XW : 1)>* xs = nullptr,
-                                   unsigned warp = 0) {
+                                   unsigned lane) {
   using P = PairOps<S>;
   using V = typename P::V;
   constexpr int Q = L::Q;
@@ -184,15 +163,7 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
   const uint8_t fl_lo = uint8_t(fl2 & 0xffu), fl_hi = uint8_t(fl2 >> 8);
   const bool up_lo = row && x0 != 0u && is_fluid(fl_lo);
   const bool up_hi = row && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
-  const bool active = __any_sync(0xffffffffu, up_lo || up_hi);
-  // xo: this odd step exchanges the warp ends through xs; g0 / g31: lane 0 / 31 reaches the neighbouring
-  // pair in global memory (no exchange, or the block's first / last warp).
-  const bool xo = XW > 1 && a.odd;
-  const bool g0 = !xo || warp == 0u, g31 = !xo || warp + 1u == unsigned(XW);
-  if (!active && !xo) return;  // warp-uniform
-  // A warp without a cell to update that exchanges: only its end lanes load (what its neighbours need).
-  const bool all = XW <= 1 || active;  // true at compile time without the exchange
-  const bool need = all || lane == 0u || lane == 31u;
+  if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;  // warp-uniform
 
   // Odd step: a cell with a wall neighbour (no kNoWallNeighbour bit) reads its neighbours' flags into wm
   // (bit q: the cell at x + c_q is a wall); the shuffled streaming skips those links and the cell bounces
@@ -213,39 +184,25 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) P::unpack(ld_pair<M>(reinterpret_cast<const V*>(f + (uint32_t(q) * n + c))), lo[q], hi[q]);
   } else {
-    P::unpack(all ? ld_pair<M>(reinterpret_cast<const V*>(f + c)) : V{}, lo[0], hi[0]);
+    P::unpack(ld_pair<M>(reinterpret_cast<const V*>(f + c)), lo[0], hi[0]);
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) {
       const int cx = L::c(q, 0);
       const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
       const uint32_t e = uint32_t(opposite(q)) * n + c - uint32_t(yz);  // slot opp(q), pair at x0 - (0, c_y, c_z)
-      const V v = need && (all || cx != 0) ? ld_pair<M>(reinterpret_cast<const V*>(f + e)) : V{};
+      const V v = ld_pair<M>(reinterpret_cast<const V*>(f + e));
       if (cx == 0) {
         P::unpack(v, lo[q], hi[q]);
       } else if (cx == 1) {  // from x - 1: (x0 - 1, x0)
         float below = P::hi_from_below(v);
-        if (lane == 0u && up_lo && g0) below = Storage<S>::load(f[e - 1u]);
-        if (xo && lane == 31u) xs->ld[warp][q] = P::hi_of(v);  // the next warp's lane 0 takes it
+        if (lane == 0u && up_lo) below = Storage<S>::load(f[e - 1u]);
         lo[q] = below;
         hi[q] = P::lo_of(v);
       } else {  // from x + 1: (x0 + 1, x0 + 2)
         float above = P::lo_from_above(v);
-        if (lane == 31u && up_hi && g31) above = Storage<S>::load(f[e + 2u]);
-        if (xo && lane == 0u) xs->ld[warp][q] = P::lo_of(v);  // the previous warp's lane 31 takes it
+        if (lane == 31u && up_hi) above = Storage<S>::load(f[e + 2u]);
         lo[q] = P::hi_of(v);
         hi[q] = above;
-      }
-    }
-    if constexpr (XW > 1) {
-      if (xo) {
-        if (lane == 31u) xs->smask_hi[warp] = up_hi ? ~wm_hi : 0u;
-        if (lane == 0u) xs->smask_lo[warp] = up_lo ? ~wm_lo : 0u;
-        __syncthreads();
-        TESSERA_LBM_UNROLL
-        for (int q = 1; q < Q; ++q) {
-          if (L::c(q, 0) == 1 && lane == 0u && !g0) lo[q] = xs->ld[warp - 1u][q];
-          if (L::c(q, 0) == -1 && lane == 31u && !g31) hi[q] = xs->ld[warp + 1u][q];
-        }
       }
     }
     if (wm_lo | wm_hi) {  // links from a wall (x - c_q is a wall, bit opp(q)): the cell's own slot q + term
@@ -293,16 +250,6 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
     put(c, lo[0], hi[0], up_lo, up_hi);
     const uint32_t wm_hi_below = __shfl_up_sync(0xffffffffu, wm_hi, 1);
     const uint32_t wm_lo_above = __shfl_down_sync(0xffffffffu, wm_lo, 1);
-    if constexpr (XW > 1) {
-      if (xo) {  // the values the end lanes stream into the neighbouring warps' pairs
-        TESSERA_LBM_UNROLL
-        for (int q = 1; q < Q; ++q) {
-          if (L::c(q, 0) == 1 && lane == 31u) xs->st[warp][q] = hi[q];
-          if (L::c(q, 0) == -1 && lane == 0u) xs->st[warp][q] = lo[q];
-        }
-        __syncthreads();
-      }
-    }
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) {
       const int cx = L::c(q, 0);
@@ -312,17 +259,13 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
       if (cx == 0) {
         put(e, lo[q], hi[q], s_lo, s_hi);
       } else if (cx == 1) {  // x0 - 1 -> x0 (from lane - 1), x0 -> x0 + 1, x0 + 1 -> x0 + 2 (next pair)
-        float below = __shfl_up_sync(0xffffffffu, hi[q], 1);
-        bool w_below = below_hi && !((wm_hi_below >> q) & 1u);
-        if (lane == 0u && !g0) below = xs->st[warp - 1u][q], w_below = (xs->smask_hi[warp - 1u] >> q) & 1u;
-        put(e, below, lo[q], w_below, s_lo);
-        if (lane == 31u && s_hi && g31) f[e + 2u] = Storage<S>::store(hi[q]);
+        const float below = __shfl_up_sync(0xffffffffu, hi[q], 1);
+        put(e, below, lo[q], below_hi && !((wm_hi_below >> q) & 1u), s_lo);
+        if (lane == 31u && s_hi) f[e + 2u] = Storage<S>::store(hi[q]);
       } else {  // x0 -> x0 - 1 (previous pair), x0 + 1 -> x0, x0 + 2 -> x0 + 1 (from lane + 1)
-        float above = __shfl_down_sync(0xffffffffu, lo[q], 1);
-        bool w_above = above_lo && !((wm_lo_above >> q) & 1u);
-        if (lane == 31u && !g31) above = xs->st[warp + 1u][q], w_above = (xs->smask_lo[warp + 1u] >> q) & 1u;
-        put(e, hi[q], above, s_hi, w_above);
-        if (lane == 0u && s_lo && g0) f[e - 1u] = Storage<S>::store(lo[q]);
+        const float above = __shfl_down_sync(0xffffffffu, lo[q], 1);
+        put(e, hi[q], above, s_hi, above_lo && !((wm_lo_above >> q) & 1u));
+        if (lane == 0u && s_lo) f[e - 1u] = Storage<S>::store(lo[q]);
       }
     }
     if (wm_lo | wm_hi) {  // links into a wall: bounce back into the cell's own slot opp(q)
