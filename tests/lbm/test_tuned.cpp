@@ -27,7 +27,6 @@
 
 namespace tessera::lbm::detail {
 bool tuned_pair_applicable(const LatticeState& s);  // kernels/lbm/src/lattice_ops.hpp
-bool wall_links_patched();
 }
 
 using namespace tessera;
@@ -180,48 +179,6 @@ TEST_CASE("pair kernel equals the one-cell kernel bit for bit", "[lbm][gpu]") {
             REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
           }
         }
-}
-
-// TESSERA_LBM_WALL_LINKS=patch: the odd steps' wall-adjacent cells stream with the others and replace their
-// wall links afterwards (the one-cell kernel's 32-bit form; the pair kernel reads the wall masks after its
-// loads). The same bits as the per-link branches, for both kernels, with walls inside the box and moving
-// ones on its faces, a force field or none, and the kNoWallNeighbour shortcut on and off (off: every cell
-// takes the wall path).
-TEST_CASE("TESSERA_LBM_WALL_LINKS=patch gives the bits of the per-link branches", "[lbm][gpu]") {
-  TESSERA_GPU_TEST();
-  const tessera::test::ScopedEnv quad("TESSERA_LBM_QUAD", "off");
-  for (const char* pair : {"on", "off"}) {
-    const tessera::test::ScopedEnv pv("TESSERA_LBM_PAIR", pair), index("TESSERA_LBM_INDEX", "32");
-    for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
-      for (Precision pr : {Precision::FP32, Precision::FP16})
-        for (const Case& cs : {Case{70, 9, 7, true}, Case{62, 6, 5, false}, Case{37, 8, 5, true}})
-          for (bool forced : {true, false})
-            for (bool flag_bit : {true, false}) {
-              INFO(to_string(k) << " " << to_string(pr) << " pair " << pair << " nx " << cs.nx << " forced "
-                                << forced << " flag bit " << flag_bit);
-              const auto branch = [&] {
-                const tessera::test::ScopedEnv w("TESSERA_LBM_WALL_LINKS", "branch");
-                return run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 5, flag_bit, nullptr, 0, forced);
-              }();
-              const tessera::test::ScopedEnv w("TESSERA_LBM_WALL_LINKS", "patch");
-              REQUIRE(run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 5, flag_bit, nullptr, 0, forced) == branch);
-              if (!flag_bit) {
-                const auto ref = run(k, pr, CollisionKind::BGK, KernelPath::Reference, cs, 5, true, nullptr, 0, forced);
-                REQUIRE(max_diff(ref, branch) < tol(pr));
-              }
-            }
-  }
-  // TRT and the regularized collision (the one-cell kernel).
-  const tessera::test::ScopedEnv index("TESSERA_LBM_INDEX", "32");
-  for (CollisionKind ck : {CollisionKind::TRT, CollisionKind::Regularized}) {
-    const Case cs{70, 9, 7, true};
-    const auto branch = [&] {
-      const tessera::test::ScopedEnv w("TESSERA_LBM_WALL_LINKS", "branch");
-      return run(LatticeKind::D3Q19, Precision::FP16, ck, KernelPath::Tuned, cs, 4);
-    }();
-    const tessera::test::ScopedEnv w("TESSERA_LBM_WALL_LINKS", "patch");
-    REQUIRE(run(LatticeKind::D3Q19, Precision::FP16, ck, KernelPath::Tuned, cs, 4) == branch);
-  }
 }
 
 // The quad kernel (four cells per thread, even steps, TESSERA_LBM_QUAD=on; tuned_quad_kernel.hpp) must give
@@ -567,15 +524,14 @@ void emulate_warps(uint32_t threads, uint32_t nz, Body body) {
     }
 }
 
-// One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice; WL: the
-// wall masks after the loads (TESSERA_LBM_WALL_LINKS=patch).
-template <class L, class S, CollisionKind K, bool KF, bool WL = false>
+// One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice.
+template <class L, class S, CollisionKind K, bool KF>
 void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align) {
   const GridLayout& g = s.grid();
   const lbm::detail::PairGeom pg = lbm::detail::make_pair_geom(g, align);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
   emulate_warps(pg.pairs, uint32_t(g.nz), [&](uint32_t t, uint32_t k, unsigned l) {
-    lbm::detail::pair_update<L, S, K, 0, KF, WL>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t, k, l);
+    lbm::detail::pair_update<L, S, K, 0, KF>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t, k, l);
   });
   s.parity ^= 1;
   ++s.step;
@@ -615,10 +571,10 @@ void emulated_quad_odd_step(LatticeState& s, const CollisionParams& p) {
 // KF = false: a step without force (no field, no uniform force) through the force-free collision.
 // align = 0: the quad kernel (four cells per thread) for the even steps, and for the odd ones where the rows
 // are a multiple of 4 cells (px % 4 == 0); the pair kernel for the other odd ones.
-template <class L, class S, CollisionKind K, bool KF = true, bool WL = false>
+template <class L, class S, CollisionKind K, bool KF = true>
 void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
   INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align
-               << " force " << KF << " smagorinsky " << smag << " wall masks after the loads " << WL);
+               << " force " << KF << " smagorinsky " << smag);
   const GridLayout g = grid_for(L::kind, cs.nx, cs.ny, cs.nz);
   const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
   const Precision pr = sizeof(S) == 2 ? Precision::FP16 : Precision::FP32;
@@ -644,7 +600,7 @@ void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
     else if (align == 0 && g.px() % 4 == 0)
       emulated_quad_odd_step<L, S, K, KF>(pair, p);
     else
-      emulated_pair_step<L, S, K, KF, WL>(pair, p, align == 0 ? 2u : align);
+      emulated_pair_step<L, S, K, KF>(pair, p, align == 0 ? 2u : align);
     const std::vector<double> a = read_slots(ref), b = read_slots(pair);
     REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
   }
@@ -712,30 +668,6 @@ TEST_CASE("pair kernel: the warp logic, emulated on the host, gives the referenc
       check_emulated<D3Q27, half_t, CollisionKind::BGK>(cs, align);
       check_emulated<D3Q19, half_t, CollisionKind::BGK, false>(cs, align);
       check_emulated<D3Q27, float, CollisionKind::BGK, false>(cs, align);
-      check_emulated<D3Q19, float, CollisionKind::BGK, false, true>(cs, align);
-      check_emulated<D3Q27, half_t, CollisionKind::BGK, true, true>(cs, align);
     }
 }
 #endif
-
-TEST_CASE("TESSERA_LBM_WALL_LINKS: patch, branch or auto; other values are refused", "[lbm]") {
-  using tessera::lbm::detail::wall_links_patched;
-  for (const char* v : {"", "auto", "branch"}) {
-    const tessera::test::ScopedEnv e("TESSERA_LBM_WALL_LINKS", v);
-    REQUIRE_FALSE(wall_links_patched());
-  }
-  {
-    const tessera::test::ScopedEnv e("TESSERA_LBM_WALL_LINKS", "patch");
-    REQUIRE(wall_links_patched());
-  }
-  const tessera::test::ScopedEnv bad("TESSERA_LBM_WALL_LINKS", "yes");
-  std::string msg;
-  try {
-    wall_links_patched();
-  } catch (const std::exception& e) {
-    msg = e.what();
-  }
-  INFO(msg);
-  REQUIRE(msg.find("TESSERA_LBM_WALL_LINKS='yes'") != std::string::npos);
-  REQUIRE(msg.find("expected patch, branch or auto") != std::string::npos);
-}

@@ -26,10 +26,6 @@ const LatticeOps& ops(LatticeKind k);
 // (collide_cell<..., false>).
 bool has_force(const LatticeState& s, const CollisionParams& p);
 bool tuned_force_terms(const LatticeState& s, const CollisionParams& p);
-// TESSERA_LBM_WALL_LINKS (read at every step): "patch" streams the odd step's wall-adjacent cells with the
-// others and replaces their wall links afterwards (stream_collide_tuned32's WP, the pair kernel's wall
-// mask after its loads), "branch" (or unset / "auto") keeps the per-link branches; other values throw.
-bool wall_links_patched();
 // Tuned CUDA path (tuned_cuda.cpp); throws in builds without CUDA.
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // The same kernel's arithmetic over a sub-box of cells (overlap of the halo exchange); parity unchanged.

@@ -110,12 +110,7 @@ __device__ inline uint32_t offset32(int q, const Geom32& g) {
 
 // H: the loads of the even step and of the odd step's cells without a wall neighbour carry the L2 128-byte
 // hint (tuned_ld_hint.hpp: force-free BGK, by default with fp16 storage and for D3Q27; TESSERA_LBM_L2HINT).
-// WP (TESSERA_LBM_WALL_LINKS=patch): in odd steps a cell with a wall neighbour streams every link as the
-// cells without one do (its wall links load a wall cell's slot, which is replaced, and store nothing), then
-// reads its neighbours' flags (wall_mask) and bounces its wall links back, as the pair kernel does: the
-// warp's loads and stores stay one coalesced pass instead of a second, per-link branching one for its
-// wall-adjacent lanes (aa_load / aa_store). The same values bit for bit.
-template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool WP = false>
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
                            Geom32 g, Prefetch pf) {
@@ -129,23 +124,14 @@ __global__ void __launch_bounds__(BX, MB)
   if (!is_fluid(fl)) return;
   const bool odd = a.odd, free = odd && (fl & kNoWallNeighbour);
   A fq[Q];
-  uint32_t wm = 0;  // WP: the wall links of a cell with a wall neighbour (wall_mask)
   if (!odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(f + (uint32_t(q) * g.n + c))));
-  } else if (free || WP) {
+  } else if (free) {
     fq[0] = A(Storage<S>::load(ld_pop<H>(f + c)));
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q)
       fq[q] = A(Storage<S>::load(ld_pop<H>(f + (uint32_t(opposite(q)) * g.n + (c - offset32<L>(q, g))))));
-    if (WP && !free) {  // links from a wall (x - c_q, bit opp(q)): the cell's own slot q + Ladd's term
-      wm = wall_mask<L>(flags, a.grid, int64_t(c));
-      TESSERA_LBM_UNROLL
-      for (int q = 1; q < Q; ++q)
-        if ((wm >> opposite(q)) & 1u)
-          fq[q] = A(Storage<S>::load(f[uint32_t(q) * g.n + c])) +
-                  wall_term<L, A>(q, c_walls, flags[c - offset32<L>(q, g)]);
-    }
   } else {
     aa_load<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
   }
@@ -153,18 +139,10 @@ __global__ void __launch_bounds__(BX, MB)
   if (!odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) f[uint32_t(opposite(q)) * g.n + c] = Storage<S>::store(fq[q]);
-  } else if (free || WP) {
+  } else if (free) {
     f[c] = Storage<S>::store(fq[0]);
     TESSERA_LBM_UNROLL
-    for (int q = 1; q < Q; ++q)
-      if (!((wm >> q) & 1u)) f[uint32_t(q) * g.n + (c + offset32<L>(q, g))] = Storage<S>::store(fq[q]);
-    if (WP && wm != 0u) {  // links into a wall: bounced back into the cell's own slot opp(q)
-      TESSERA_LBM_UNROLL
-      for (int q = 1; q < Q; ++q)
-        if ((wm >> q) & 1u)
-          f[uint32_t(opposite(q)) * g.n + c] =
-              Storage<S>::store(fq[q] - wall_term<L, A>(q, c_walls, flags[c + offset32<L>(q, g)]));
-    }
+    for (int q = 1; q < Q; ++q) f[uint32_t(q) * g.n + (c + offset32<L>(q, g))] = Storage<S>::store(fq[q]);
   } else {
     aa_store<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
   }
@@ -296,22 +274,13 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
       constexpr bool KF = decltype(kf)::value;
       if (use32) {
         const Geom32 g32 = make_geom32(g);
-        const bool wp = a.odd && detail::wall_links_patched();
         if constexpr (!KF && K == CollisionKind::BGK)
           if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) {
-            if (wp)
-              stream_collide_tuned32<L, S, K, BX, MB, KF, true, true>
-                  <<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
-            else
-              stream_collide_tuned32<L, S, K, BX, MB, KF, true>
-                  <<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
+            stream_collide_tuned32<L, S, K, BX, MB, KF, true>
+                <<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
             return;
           }
-        if (wp)
-          stream_collide_tuned32<L, S, K, BX, MB, KF, false, true>
-              <<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
-        else
-          stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
+        stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
       } else {
         stream_collide_tuned<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pf);
       }
@@ -417,14 +386,6 @@ bool tuned_force_terms(const LatticeState& s, const CollisionParams& p) {
   const char* ft = std::getenv("TESSERA_LBM_FORCE_TERMS");
   // The force-free form also leaves the Smagorinsky model out (collide's kLes), so LES steps keep the terms.
   return has_force(s, p) || p.smagorinsky != 0.0 || (ft && std::string(ft) == "1");
-}
-
-bool wall_links_patched() {
-  const char* e = std::getenv("TESSERA_LBM_WALL_LINKS");
-  const std::string v = e ? e : "";
-  TESSERA_REQUIRE(v.empty() || v == "auto" || v == "patch" || v == "branch",
-                  "TESSERA_LBM_WALL_LINKS='" + v + "': expected patch, branch or auto (unset: auto)");
-  return v == "patch";
 }
 
 namespace {

@@ -131,13 +131,12 @@ __constant__ WallTable c_pair_walls;
 
 // The block's 2 BX cells of plane blockIdx.y start at pair_base + 2 BX blockIdx.x; the L2 prefetch ahead
 // (tuned_prefetch.hpp) asks for the same span of every slot array `pf.ahead` cells further on.
-// WL: the wall masks after the loads (pair_update; TESSERA_LBM_WALL_LINKS=patch).
-template <class L, class S, CollisionKind K, int BX, int MB, int M, bool KF, bool WL = false>
+template <class L, class S, CollisionKind K, int BX, int MB, int M, bool KF>
 __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                               StepArgs<float> a, PairGeom g, Prefetch pf) {
   l2_prefetch_block<S, L::Q>(f, a.odd, int64_t(pair_base(g, blockIdx.y)) + int64_t(2 * BX) * blockIdx.x, 2 * BX, pf);
-  pair_update<L, S, K, M, KF, WL>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
-                                  threadIdx.x & 31u);
+  pair_update<L, S, K, M, KF>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
+                              threadIdx.x & 31u);
 }
 
 // The quad kernel: the block's 4 BX cells of plane blockIdx.y start at quad_base + 4 BX blockIdx.x. H: the
@@ -412,15 +411,10 @@ void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGe
   const GridLayout& g = s.grid();
   const dim3 grid(unsigned((uint64_t(pg.pairs) + BX - 1) / BX), unsigned(g.nz));
   const Prefetch pf = make_prefetch<L, S>(g, st, true);
-  S* f = static_cast<S*>(s.pops());
-  const bool wl = a.odd && wall_links_patched();
-  if (force) {
-    if (wl) stream_collide_pair<L, S, K, BX, MB, M, true, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf);
-    else stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf);
-  } else {
-    if (wl) stream_collide_pair<L, S, K, BX, MB, M, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf);
-    else stream_collide_pair<L, S, K, BX, MB, M, false><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf);
-  }
+  if (force)
+    stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
+  else
+    stream_collide_pair<L, S, K, BX, MB, M, false><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
 }
 
 // TESSERA_LBM_PAIR_ALIGN=N (cells, a power of two >= 2): the warps' base alignment (PairGeom); tuning.

@@ -107,6 +107,16 @@ __device__ inline void st_pair(V* p, V v) {
 // cell at y = 1 (padded), rounded down to a multiple of `align` cells: with align = 64, every warp's pair
 // accesses of the local slots are whole 128-byte (fp16) or 256-byte (fp32) blocks; the cells before the
 // first row (ghost row y = 0) are idle lanes. The planes' rows are contiguous, so a warp may span rows.
+// Bit q set: the lattice neighbour x + c_q of padded cell c is a wall.
+template <class L>
+__device__ inline uint32_t wall_mask(const uint8_t* __restrict__ flags, const GridLayout& g, uint32_t c) {
+  uint32_t m = 0;
+  TESSERA_LBM_UNROLL
+  for (int q = 1; q < L::Q; ++q)
+    if (flag_kind(flags[int64_t(c) + g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]) == kWall) m |= 1u << q;
+  return m;
+}
+
 struct PairGeom {
   uint32_t n;      // padded cells (= stride between populations)
   uint32_t px;     // padded row pitch (even)
@@ -134,9 +144,7 @@ __device__ inline uint32_t pair_base(const PairGeom& g, uint32_t k) {
 
 // The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table. KF: the step has a
 // force (uniform or per-cell); false drops the force terms (collide_cell's force-free form).
-// WL: the odd step reads the neighbours' flags of its wall-adjacent cells after its loads (their requests in
-// flight together) instead of before (TESSERA_LBM_WALL_LINKS=patch); the same values.
-template <class L, class S, CollisionKind K, int M, bool KF = true, bool WL = false>
+template <class L, class S, CollisionKind K, int M, bool KF = true>
 __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
                                    unsigned lane) {
@@ -161,11 +169,10 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
   // (bit q: the cell at x + c_q is a wall); the shuffled streaming skips those links and the cell bounces
   // them back itself, so a warp never leaves the pair path.
   uint32_t wm_lo = 0, wm_hi = 0;
-  const auto masks = [&] {
+  if (a.odd) {
     if (up_lo && !(fl_lo & kNoWallNeighbour)) wm_lo = wall_mask<L>(flags, a.grid, c);
     if (up_hi && !(fl_hi & kNoWallNeighbour)) wm_hi = wall_mask<L>(flags, a.grid, c + 1u);
-  };
-  if (a.odd && !WL) masks();
+  }
   // Which neighbour lanes update their cells (for the shuffled stores).
   const uint32_t b_hi = __ballot_sync(0xffffffffu, up_hi), b_lo = __ballot_sync(0xffffffffu, up_lo);
   const bool below_hi = lane != 0u && ((b_hi >> (lane - 1u)) & 1u);    // lane - 1 updates its x0 + 1
@@ -198,7 +205,6 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
         hi[q] = above;
       }
     }
-    if (WL) masks();
     if (wm_lo | wm_hi) {  // links from a wall (x - c_q is a wall, bit opp(q)): the cell's own slot q + term
       TESSERA_LBM_UNROLL
       for (int q = 1; q < Q; ++q) {

@@ -59,18 +59,6 @@ TESSERA_HD inline void aa_load(const S* __restrict__ f, const uint8_t* __restric
   }
 }
 
-// Bit q set: the lattice neighbour x + c_q of padded cell c is a wall (the tuned kernels' odd steps: a cell
-// without kNoWallNeighbour streams every link as if it had none, then replaces its wall links; bit opp(q)
-// marks the links aa_load bounces back, bit q those aa_store does).
-template <class L>
-TESSERA_HD inline uint32_t wall_mask(const uint8_t* __restrict__ flags, const GridLayout& g, int64_t c) {
-  uint32_t m = 0;
-  TESSERA_LBM_UNROLL
-  for (int q = 1; q < L::Q; ++q)
-    if (flag_kind(flags[c + g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]) == kWall) m |= 1u << q;
-  return m;
-}
-
 // Odd-step load and store of a cell flagged kNoWallNeighbour: pure streaming, no neighbour flags read.
 // Identical to aa_load / aa_store for such a cell (their wall branches are never taken there).
 template <class L, class S, class A>
