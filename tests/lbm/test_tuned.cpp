@@ -324,6 +324,88 @@ TEST_CASE("one-cell kernel: the index form by lattice and storage", "[lbm][gpu]"
     }
 }
 
+// Grids whose Q x cells pass 2^32 (the billion-cell runs) take the tuned forms (quad, pair, the 32-bit
+// one-cell kernel) since their slot bases are kernel arguments (tuned_slot.hpp); before, they ran the
+// one-cell kernel's 64-bit form. For each lattice and storage such a grid (ghost walls, a moving wall,
+// interior walls and inactive cells) runs three force-free BGK steps in the default forms and in the 64-bit
+// one-cell form from the same start, and the populations must agree bit for bit, the slot arrays beyond
+// element 2^32 included (where a 32-bit element index would wrap). 8-38 GB of device memory per case.
+TEST_CASE("tuned kernels on grids of Q x cells over 2^32 equal the 64-bit one-cell kernel", "[lbm][gpu]") {
+  TESSERA_GPU_TEST();
+  struct Big {
+    LatticeKind k;
+    Precision pr;
+    int64_t nx, ny, nz;
+    const char* form;  // the default form on that grid
+  };
+  const Big cases[] = {
+      {LatticeKind::D3Q19, Precision::FP32, 640, 640, 600, "quad+pair"},
+      {LatticeKind::D3Q19, Precision::FP16, 640, 640, 600, "quad-staged+one-cell-32"},
+      {LatticeKind::D3Q27, Precision::FP32, 560, 560, 560, "quad+one-cell-32"},
+      {LatticeKind::D3Q27, Precision::FP16, 560, 560, 560, "quad-staged+one-cell-32"},
+  };
+  const exec::Exec ex(exec::Space::Device);
+  for (const Big& b : cases) {
+    INFO(to_string(b.k) << " " << to_string(b.pr) << " " << b.nx << " x " << b.ny << " x " << b.nz);
+    const GridLayout g = grid_for(b.k, b.nx, b.ny, b.nz);
+    const std::size_t n = std::size_t(g.cells());
+    const std::vector<uint8_t> fl = sparse_flags(g, true, 41);
+    // Equilibrium from random density and velocity per cell (a cheap generator: 4 n values).
+    Buffer<float> d_rho(n, MemKind::Device, "test::rho"), d_u(3 * n, MemKind::Device, "test::u");
+    {
+      std::vector<float> h(3 * n);
+      uint64_t x = 0x9e3779b97f4a7c15ull;
+      auto next = [&] {  // xorshift64*, a value in [-1, 1)
+        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+        return float(int64_t((x * 0x2545f4914f6cdd1dull) >> 40) - (int64_t(1) << 23)) / float(1 << 23);
+      };
+      for (std::size_t i = 0; i < n; ++i) h[i] = 1.0f + 0.05f * next();
+      copy_n(d_rho.data(), d_rho.kind(), h.data(), MemKind::Host, n);
+      for (float& v : h) v = 0.05f * next();
+      copy_n(d_u.data(), d_u.kind(), h.data(), MemKind::Host, 3 * n);
+    }
+    CollisionParams p = test_params(CollisionKind::BGK);
+    p.force[0] = p.force[1] = p.force[2] = 0.0;  // force-free: the default kernels of a plain run
+    auto start = [&](LatticeState& s) {
+      write_flags(s, fl);
+      init_equilibrium(ex, s, d_rho.data(), d_u.data());
+    };
+    LatticeState tuned(b.k, b.pr, g, exec::Space::Device), wide(b.k, b.pr, g, exec::Space::Device);
+    REQUIRE(uint64_t(tuned.q()) * uint64_t(n) > (uint64_t(1) << 32));
+    start(tuned);
+    REQUIRE(std::string(tuned_kernel_form(tuned, CollisionKind::BGK)) == b.form);
+    for (int t = 0; t < 3; ++t) stream_collide(ex, tuned, p, KernelPath::Tuned);
+    {
+      const tessera::test::ScopedEnv quad("TESSERA_LBM_QUAD", "off"), pair("TESSERA_LBM_PAIR", "off"),
+          i64("TESSERA_LBM_INDEX", "64");
+      start(wide);
+      REQUIRE(std::string(tuned_kernel_form(wide, CollisionKind::BGK)) == "one-cell");
+      for (int t = 0; t < 3; ++t) stream_collide(ex, wide, p, KernelPath::Tuned);
+    }
+    exec::fence(ex);
+    // Compare in chunks of 256 M bytes; report the first differing element.
+    const std::size_t bytes = std::size_t(tuned.q()) * n * std::size_t(precision_bytes(b.pr));
+    const std::size_t chunk = std::size_t(1) << 28;
+    std::vector<unsigned char> ha(chunk), hb(chunk);
+    std::size_t first_diff = bytes;
+    for (std::size_t o = 0; o < bytes && first_diff == bytes; o += chunk) {
+      const std::size_t m = std::min(chunk, bytes - o);
+      copy_n(ha.data(), MemKind::Host, static_cast<const unsigned char*>(tuned.pops()) + o, tuned.memkind(), m);
+      copy_n(hb.data(), MemKind::Host, static_cast<const unsigned char*>(wide.pops()) + o, wide.memkind(), m);
+      if (std::memcmp(ha.data(), hb.data(), m) != 0)
+        for (std::size_t i = 0; i < m; ++i)
+          if (ha[i] != hb[i]) {
+            first_diff = o + i;
+            break;
+          }
+    }
+    INFO("first differing byte " << first_diff << " of " << bytes << " (element "
+                                 << first_diff / std::size_t(precision_bytes(b.pr)) << ", slot "
+                                 << first_diff / std::size_t(precision_bytes(b.pr)) / n << ")");
+    REQUIRE(first_diff == bytes);
+  }
+}
+
 // stream_pattern_only (bench_lbm --kernel pattern) moves the data as the tuned kernel's streaming does:
 // an even step then an odd one carry slot q of cell x to x + 2 c_q, in every slot array.
 TEST_CASE("access-pattern step: two steps stream every slot by two links", "[lbm][gpu]") {
@@ -530,8 +612,9 @@ void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t alig
   const GridLayout& g = s.grid();
   const lbm::detail::PairGeom pg = lbm::detail::make_pair_geom(g, align);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
+  const auto sp = lbm::detail::make_slot_ptrs(static_cast<S*>(s.pops()), L::Q, g.cells());
   emulate_warps(pg.pairs, uint32_t(g.nz), [&](uint32_t t, uint32_t k, unsigned l) {
-    lbm::detail::pair_update<L, S, K, 0, KF>(static_cast<S*>(s.pops()), s.flags(), a, pg, p.walls, t, k, l);
+    lbm::detail::pair_update<L, S, K, 0, KF>(static_cast<S*>(s.pops()), sp, s.flags(), a, pg, p.walls, t, k, l);
   });
   s.parity ^= 1;
   ++s.step;
@@ -545,9 +628,10 @@ void emulated_quad_step(LatticeState& s, const CollisionParams& p) {
   const lbm::detail::QuadGeom qg = lbm::detail::make_quad_geom(g);
   REQUIRE(qg.n % 4 == 0);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
+  const auto sp = lbm::detail::make_slot_ptrs(static_cast<S*>(s.pops()), L::Q, g.cells());
   for (uint32_t k = 0; k < uint32_t(g.nz); ++k)
     for (uint32_t t = 0; t < qg.quads; ++t)
-      lbm::detail::quad_update_even<L, S, K, KF>(static_cast<S*>(s.pops()), s.flags(), a, qg, t, k);
+      lbm::detail::quad_update_even<L, S, K, KF>(sp, s.flags(), a, qg, t, k);
   s.parity ^= 1;
   ++s.step;
 }
@@ -561,8 +645,9 @@ void emulated_quad_odd_step(LatticeState& s, const CollisionParams& p) {
   REQUIRE(g.px() % 4 == 0);
   const lbm::detail::QuadGeom qg = lbm::detail::make_quad_geom(g);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
+  const auto sp = lbm::detail::make_slot_ptrs(static_cast<S*>(s.pops()), L::Q, g.cells());
   emulate_warps(qg.quads, uint32_t(g.nz), [&](uint32_t t, uint32_t k, unsigned l) {
-    lbm::detail::quad_update_odd<L, S, K, KF>(static_cast<S*>(s.pops()), s.flags(), a, qg, p.walls, t, k, l);
+    lbm::detail::quad_update_odd<L, S, K, KF>(static_cast<S*>(s.pops()), sp, s.flags(), a, qg, p.walls, t, k, l);
   });
   s.parity ^= 1;
   ++s.step;

@@ -32,8 +32,14 @@ void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p)
 void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box);
 // The two-cells-per-thread kernel (tuned_pair_cuda.cpp) for a whole-box BGK step (by default for D3Q19
 // with fp32 storage; TESSERA_LBM_PAIR=on|off|auto): false (nothing launched) where it is not selected or does not
-// apply (odd nx, 2-D, fp64, Q * cells >= 2^32), and tuned_step then runs the one-cell kernel.
+// apply (odd nx, 2-D, fp64, 2^32 or more padded cells), and tuned_step then runs the one-cell kernel.
 bool tuned_pair_applicable(const LatticeState& s);
+// Whether the tuned kernels' 32-bit cell indices (within one slot array, tuned_slot.hpp) cover grid g:
+// fewer than 2^32 padded cells, with room for a plane and a row of link offsets and the pair kernel's
+// alignment on either side (kSlotReach). Q x cells may exceed 2^32.
+inline bool tuned_index32_fits(const GridLayout& g) {
+  return uint64_t(g.cells()) + 2 * uint64_t(g.px() * g.py() + g.px()) + 512 < (uint64_t(1) << 32);
+}
 // Whether tuned_pair_step runs the pair kernel for s with this collision (selected and applicable).
 bool tuned_pair_used(const LatticeState& s, CollisionKind kind);
 // The four-cells-per-thread kernel for even steps (tuned_quad_kernel.hpp, launched by tuned_pair_step in

@@ -21,6 +21,7 @@
 #include "tessera/core/cuda_check.hpp"
 #include "tuned_ld_hint.hpp"
 #include "tuned_prefetch.hpp"
+#include "tuned_slot.hpp"
 #endif
 
 namespace tessera::lbm {
@@ -63,6 +64,8 @@ using detail::make_prefetch;
 using detail::Prefetch;
 using detail::l2hint_wanted;
 using detail::ld_pop;
+using detail::SlotPtrs;
+using detail::make_slot_ptrs;
 
 // KF: the step has a force (uniform or per-cell); false drops the force terms (collide_cell).
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
@@ -78,11 +81,11 @@ __global__ void __launch_bounds__(BX, MB)
   update_cell<L, S, K, typename Storage<S>::Real, KF>(f, flags, a, c_walls, c);
 }
 
-// The same kernel with 32-bit index arithmetic, for lattices with Q * cells < 2^32 (D3Q19 up to ~600^3
-// cells per rank, D3Q27 up to ~540^3), used for fp16 storage. Element indices q * n + c +- offset(c_q)
-// are formed in 32 bits from n, px and px * py, so an address costs an integer add or multiply-add and
-// one wide multiply-add instead of 64-bit products and adds. With the force-free collision (KF = false)
-// the fp16 kernel went from ~770 to ~400 issued instructions per cell and from 25,300 to 34,200 MLUPs/s
+// The same kernel with 32-bit index arithmetic within each slot array, for grids of fewer than 2^32
+// padded cells, used for fp16 storage and D3Q27. Cell indices c +- offset(c_q) are formed in 32 bits from
+// px and px * py and added to the slot array's base (sp, tuned_slot.hpp: the bases are kernel arguments,
+// so Q x cells may exceed 2^32), so an address costs an integer add and one wide multiply-add instead of
+// 64-bit products and adds. With the force-free collision (KF = false) the fp16 kernel went from ~770 to ~400 issued instructions per cell and from 25,300 to 34,200 MLUPs/s
 // at 256^3 (docs/performance.md); fp32, bound by memory latency rather than issue, measured 2 % slower
 // with it and keeps the 64-bit form. Even steps and odd steps of kNoWallNeighbour cells take the 32-bit
 // loads and stores; cells next to a wall keep the generic aa_load / aa_store; all collide with
@@ -113,7 +116,7 @@ __device__ inline uint32_t offset32(int q, const Geom32& g) {
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
-                           Geom32 g, Prefetch pf) {
+                           Geom32 g, Prefetch pf, SlotPtrs<S> sp) {
   using A = typename Storage<S>::Real;
   constexpr int Q = L::Q;
   const uint32_t i = blockIdx.x * uint32_t(BX) + threadIdx.x;
@@ -126,23 +129,23 @@ __global__ void __launch_bounds__(BX, MB)
   A fq[Q];
   if (!odd) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(f + (uint32_t(q) * g.n + c))));
+    for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(sp.p[q] + c)));
   } else if (free) {
     fq[0] = A(Storage<S>::load(ld_pop<H>(f + c)));
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q)
-      fq[q] = A(Storage<S>::load(ld_pop<H>(f + (uint32_t(opposite(q)) * g.n + (c - offset32<L>(q, g))))));
+      fq[q] = A(Storage<S>::load(ld_pop<H>(sp.p[opposite(q)] + (c - offset32<L>(q, g)))));
   } else {
     aa_load<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
   }
   collide_cell<L, K, A, KF>(a, int64_t(c), fq);
   if (!odd) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) f[uint32_t(opposite(q)) * g.n + c] = Storage<S>::store(fq[q]);
+    for (int q = 0; q < Q; ++q) sp.p[opposite(q)][c] = Storage<S>::store(fq[q]);
   } else if (free) {
     f[c] = Storage<S>::store(fq[0]);
     TESSERA_LBM_UNROLL
-    for (int q = 1; q < Q; ++q) f[uint32_t(q) * g.n + (c + offset32<L>(q, g))] = Storage<S>::store(fq[q]);
+    for (int q = 1; q < Q; ++q) sp.p[q][c + offset32<L>(q, g)] = Storage<S>::store(fq[q]);
   } else {
     aa_store<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
   }
@@ -192,9 +195,10 @@ __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, con
   }
 }
 
+// The access-pattern measurement's 32-bit form indexes all Q slot arrays from one base: Q x cells < 2^32.
 bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells()) < (uint64_t(1) << 32); }
 
-// Whether the one-cell kernel takes its 32-bit index form where Q x cells < 2^32: with fp16 storage, and
+// Whether the one-cell kernel takes its 32-bit index form (cells < 2^32: tuned_index32_fits): with fp16 storage, and
 // for D3Q27 with fp32 (+2.9 % at 256^3 and 512^3, and +5.6 % with the L2 hint that comes with it: f8575bd,
 // docs/performance.md, LBM item 20). D3Q19 fp32 keeps the 64-bit one, which measured 2 % faster when its
 // odd steps ran on it (they run on the pair kernel now). TESSERA_LBM_INDEX=64 forces the 64-bit form, =32
@@ -202,8 +206,8 @@ bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells(
 bool use_index32(const GridLayout& g, int q, Precision pr) {
   const char* ix = std::getenv("TESSERA_LBM_INDEX");
   const std::string v = ix ? ix : "";
-  if (v == "32") return fits32(g, q);
-  return (pr == Precision::FP16 || q == 27) && fits32(g, q) && v != "64";
+  if (v == "32") return detail::tuned_index32_fits(g);
+  return (pr == Precision::FP16 || q == 27) && detail::tuned_index32_fits(g) && v != "64";
 }
 
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
@@ -274,13 +278,14 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
       constexpr bool KF = decltype(kf)::value;
       if (use32) {
         const Geom32 g32 = make_geom32(g);
+        S* f = static_cast<S*>(s.pops());
+        const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
         if constexpr (!KF && K == CollisionKind::BGK)
           if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) {
-            stream_collide_tuned32<L, S, K, BX, MB, KF, true>
-                <<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
+            stream_collide_tuned32<L, S, K, BX, MB, KF, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             return;
           }
-        stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, g32, pf);
+        stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
       } else {
         stream_collide_tuned<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pf);
       }
@@ -428,7 +433,7 @@ void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, con
     constexpr int MB = min_blocks<L>();
     S* f = static_cast<S*>(s.pops());
     const Prefetch pf = make_prefetch<L, S>(g, st);
-    const bool i32 = use_index32(g, L::Q, Storage<S>::precision);  // the tuned kernel's choice
+    const bool i32 = use_index32(g, L::Q, Storage<S>::precision) && fits32(g, L::Q);  // the tuned kernel's choice
     auto launch = [&](auto idx, auto blk, auto col) {
       // With the collision one block fewer per SM than the tuned kernel: the blocked index arithmetic of
       // the odd step needs the registers (no spills then).

@@ -30,8 +30,9 @@
 // storage and of D3Q19 with fp32 storage by default (TESSERA_LBM_QUAD, below; docs/performance.md, LBM item
 // 16); the odd steps there stay with the pair kernel (D3Q19 fp32) or the one-cell kernel (fp16), unless
 // TESSERA_LBM_QUAD_ODD=on gives them the quad kernel's odd form where px is a multiple of 4 (LBM item 17).
-// Index arithmetic is 32-bit (unsigned, one base pointer): the pair kernel is used when Q * cells < 2^32
-// (e.g. D3Q27 up to 540^3 per rank), nx is even and the lattice is 3-D; otherwise tuned_cuda.cpp runs
+// Cell index arithmetic is 32-bit (unsigned) within each slot array, whose base is formed in 64 bits
+// (tuned_slot.hpp): the pair kernel is used when the grid has fewer than 2^32 padded cells (Q x cells may
+// exceed 2^32: the billion-cell grids), nx is even and the lattice is 3-D; otherwise tuned_cuda.cpp runs
 // the one-cell kernel. tests/lbm/test_tuned.cpp checks it against the portable reference on random
 // populations (both parities, walls, moving walls, force fields, odd and even widths).
 #include "lattice_impl.hpp"
@@ -53,6 +54,7 @@
 #include "tuned_pair_kernel.hpp"
 #include "tuned_quad_kernel.hpp"
 #include "tuned_prefetch.hpp"
+#include "tuned_slot.hpp"
 #endif
 
 namespace tessera::lbm::detail {
@@ -133,9 +135,10 @@ __constant__ WallTable c_pair_walls;
 // (tuned_prefetch.hpp) asks for the same span of every slot array `pf.ahead` cells further on.
 template <class L, class S, CollisionKind K, int BX, int MB, int M, bool KF>
 __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f, const uint8_t* __restrict__ flags,
-                                                              StepArgs<float> a, PairGeom g, Prefetch pf) {
+                                                              StepArgs<float> a, PairGeom g, Prefetch pf,
+                                                              SlotPtrs<S> sp) {
   l2_prefetch_block<S, L::Q>(f, a.odd, int64_t(pair_base(g, blockIdx.y)) + int64_t(2 * BX) * blockIdx.x, 2 * BX, pf);
-  pair_update<L, S, K, M, KF>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
+  pair_update<L, S, K, M, KF>(f, sp, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
                               threadIdx.x & 31u);
 }
 
@@ -143,15 +146,17 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f,
 // loads with the L2 128-byte hint (force-free BGK, by default with fp16 storage: tuned_ld_hint.hpp).
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad(S* __restrict__ f, const uint8_t* __restrict__ flags,
-                                                              StepArgs<float> a, QuadGeom g, Prefetch pf) {
+                                                              StepArgs<float> a, QuadGeom g, Prefetch pf,
+                                                              SlotPtrs<S> sp) {
   l2_prefetch_block<S, L::Q>(f, false, int64_t(quad_base(g, blockIdx.y)) + int64_t(4 * BX) * blockIdx.x, 4 * BX, pf);
-  quad_update_even<L, S, K, KF, H>(f, flags, a, g, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y);
+  quad_update_even<L, S, K, KF, H>(sp, flags, a, g, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y);
 }
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad_odd(S* __restrict__ f, const uint8_t* __restrict__ flags,
-                                                                  StepArgs<float> a, QuadGeom g, Prefetch pf) {
+                                                                  StepArgs<float> a, QuadGeom g, Prefetch pf,
+                                                                  SlotPtrs<S> sp) {
   l2_prefetch_block<S, L::Q>(f, true, int64_t(quad_base(g, blockIdx.y)) + int64_t(4 * BX) * blockIdx.x, 4 * BX, pf);
-  quad_update_odd<L, S, K, KF>(f, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
+  quad_update_odd<L, S, K, KF>(f, sp, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
                                threadIdx.x & 31u);
 }
 
@@ -206,7 +211,8 @@ constexpr size_t staged_smem(int bx) {
 __device__ inline uint32_t staged_base8(const QuadGeom& g, uint32_t k) { return (g.pxy * (k + 1u) + g.px) & ~7u; }
 template <class L, class S, int BX, int MB, bool H, bool W = false>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restrict__ f, const uint8_t* __restrict__ flags,
-                                                                     StepArgs<float> a, QuadGeom g, Prefetch pf) {
+                                                                     StepArgs<float> a, QuadGeom g, Prefetch pf,
+                                                                     SlotPtrs<S> sp) {
   using V = typename QuadOps<S>::V;
   constexpr int Q = L::Q;
   constexpr uint32_t kSpan = 4u * BX;
@@ -233,11 +239,11 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restri
     __syncthreads();  // the masks
     for (uint32_t i = tid; i < uint32_t(Q) * kChunks; i += BX) {
       const uint32_t q = i / kChunks, ch = i - q * kChunks;
-      if (chunk_mask(ch) != 0u) staged_copy16<H>(sv + q * kSpan + ch * kV, f + (q * n + span0 + ch * kV));
+      if (chunk_mask(ch) != 0u) staged_copy16<H>(sv + q * kSpan + ch * kV, slot(f, q, n) + (span0 + ch * kV));  // q known at run time
     }
   } else if (up4 != 0u) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) staged_copy<S, H>(sv + uint32_t(q) * kSpan + 4u * tid, f + (uint32_t(q) * n + c));
+    for (int q = 0; q < Q; ++q) staged_copy<S, H>(sv + uint32_t(q) * kSpan + 4u * tid, sp.p[q] + c);
   }
   asm volatile("cp.async.commit_group;\n" ::: "memory");
   asm volatile("cp.async.wait_group 0;\n" ::: "memory");
@@ -260,7 +266,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restri
       const uint32_t m = chunk_mask(ch);
       if (m == 0u) continue;
       const S* src = sv + q * kSpan + ch * kV;
-      S* dst = f + (uint32_t(opposite(int(q))) * n + span0 + ch * kV);
+      S* dst = slot(f, opposite(int(q)), n) + (span0 + ch * kV);
       if (m == kFull) {
         *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
       } else {
@@ -273,7 +279,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restri
     if (up4 == 0u) return;
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q)
-      quad_put<S>(f, uint32_t(opposite(q)) * n + c, *reinterpret_cast<const V*>(sv + uint32_t(q) * kSpan + 4u * tid), up4);
+      quad_put<S>(sp.p[opposite(q)], c, *reinterpret_cast<const V*>(sv + uint32_t(q) * kSpan + 4u * tid), up4);
   }
 }
 
@@ -332,7 +338,9 @@ void go_quad_staged_as(cudaStream_t st, LatticeState& s, const StepArgs<float>& 
     return true;
   }();
   (void)raised;
-  stream_collide_quad_staged<L, S, BX, MB, H, W><<<grid, BX, bytes, st>>>(static_cast<S*>(s.pops()), s.flags(), a, qg, pf);
+  S* f = static_cast<S*>(s.pops());
+  stream_collide_quad_staged<L, S, BX, MB, H, W>
+      <<<grid, BX, bytes, st>>>(f, s.flags(), a, qg, pf, make_slot_ptrs(f, L::Q, g.cells()));
 }
 template <class L, class S, int MB = 0>
 void go_quad_staged(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool wide = false) {
@@ -357,17 +365,18 @@ void go_quad(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool fo
   const dim3 grid(unsigned((uint64_t(qg.quads) + BX - 1) / BX), unsigned(g.nz));
   const Prefetch pf = make_prefetch<L, S>(g, st, true);
   S* f = static_cast<S*>(s.pops());
+  const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
   if (a.odd) {
-    if (force) stream_collide_quad_odd<L, S, K, BX, MBO, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
-    else stream_collide_quad_odd<L, S, K, BX, MBO, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
+    if (force) stream_collide_quad_odd<L, S, K, BX, MBO, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf, sp);
+    else stream_collide_quad_odd<L, S, K, BX, MBO, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf, sp);
   } else {
     if constexpr (K == CollisionKind::BGK)
       if (!force && l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) {
-        stream_collide_quad<L, S, K, BX, MB, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
+        stream_collide_quad<L, S, K, BX, MB, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf, sp);
         return;
       }
-    if (force) stream_collide_quad<L, S, K, BX, MB, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
-    else stream_collide_quad<L, S, K, BX, MB, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf);
+    if (force) stream_collide_quad<L, S, K, BX, MB, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf, sp);
+    else stream_collide_quad<L, S, K, BX, MB, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf, sp);
   }
 }
 
@@ -411,10 +420,12 @@ void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGe
   const GridLayout& g = s.grid();
   const dim3 grid(unsigned((uint64_t(pg.pairs) + BX - 1) / BX), unsigned(g.nz));
   const Prefetch pf = make_prefetch<L, S>(g, st, true);
+  S* f = static_cast<S*>(s.pops());
+  const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
   if (force)
-    stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
+    stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
   else
-    stream_collide_pair<L, S, K, BX, MB, M, false><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pg, pf);
+    stream_collide_pair<L, S, K, BX, MB, M, false><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
 }
 
 // TESSERA_LBM_PAIR_ALIGN=N (cells, a power of two >= 2): the warps' base alignment (PairGeom); tuning.
@@ -473,9 +484,8 @@ bool by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& 
 
 bool tuned_pair_applicable(const LatticeState& s) {
   const GridLayout& g = s.grid();
-  const uint64_t n = uint64_t(g.cells());
   return s.lattice() != LatticeKind::D2Q9 && s.precision() != Precision::FP64 && g.gz == 1 && g.nx % 2 == 0 &&
-         uint64_t(s.q()) * n < (uint64_t(1) << 32) && uint64_t(g.px() / 2) * uint64_t(g.ny) < (uint64_t(1) << 31) &&
+         tuned_index32_fits(g) && uint64_t(g.px() / 2) * uint64_t(g.ny) < (uint64_t(1) << 31) &&
          g.nz <= 65535;
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "tessera/lbm/stream_collide.hpp"
+#include "tuned_slot.hpp"
 
 namespace tessera::lbm::detail {
 
@@ -145,7 +146,8 @@ __device__ inline uint32_t pair_base(const PairGeom& g, uint32_t k) {
 // The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table. KF: the step has a
 // force (uniform or per-cell); false drops the force terms (collide_cell's force-free form).
 template <class L, class S, CollisionKind K, int M, bool KF = true>
-__device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
+__device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags,
+                                   const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
                                    unsigned lane) {
   using P = PairOps<S>;
@@ -180,25 +182,25 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
   float lo[Q], hi[Q];
   if (!a.odd) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) P::unpack(ld_pair<M>(reinterpret_cast<const V*>(f + (uint32_t(q) * n + c))), lo[q], hi[q]);
+    for (int q = 0; q < Q; ++q) P::unpack(ld_pair<M>(reinterpret_cast<const V*>(sp.p[q] + c)), lo[q], hi[q]);
   } else {
     P::unpack(ld_pair<M>(reinterpret_cast<const V*>(f + c)), lo[0], hi[0]);
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) {
       const int cx = L::c(q, 0);
       const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
-      const uint32_t e = uint32_t(opposite(q)) * n + c - uint32_t(yz);  // slot opp(q), pair at x0 - (0, c_y, c_z)
-      const V v = ld_pair<M>(reinterpret_cast<const V*>(f + e));
+      const S* e = slot_back(sp.p[opposite(q)], c, uint32_t(yz));  // slot opp(q), pair at x0 - (0, c_y, c_z)
+      const V v = ld_pair<M>(reinterpret_cast<const V*>(e));
       if (cx == 0) {
         P::unpack(v, lo[q], hi[q]);
       } else if (cx == 1) {  // from x - 1: (x0 - 1, x0)
         float below = P::hi_from_below(v);
-        if (lane == 0u && up_lo) below = Storage<S>::load(f[e - 1u]);
+        if (lane == 0u && up_lo) below = Storage<S>::load(e[-1]);
         lo[q] = below;
         hi[q] = P::lo_of(v);
       } else {  // from x + 1: (x0 + 1, x0 + 2)
         float above = P::lo_from_above(v);
-        if (lane == 31u && up_hi) above = Storage<S>::load(f[e + 2u]);
+        if (lane == 31u && up_hi) above = Storage<S>::load(e[2]);
         lo[q] = P::hi_of(v);
         hi[q] = above;
       }
@@ -210,9 +212,9 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
       for (int q = 1; q < Q; ++q) {
         const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
         if ((wm_lo >> opposite(q)) & 1u)
-          lo[q] = Storage<S>::load(f[uint32_t(q) * n + c]) + wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) - o]);
+          lo[q] = Storage<S>::load(sp.p[q][c]) + wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) - o]);
         if ((wm_hi >> opposite(q)) & 1u)
-          hi[q] = Storage<S>::load(f[uint32_t(q) * n + c + 1u]) +
+          hi[q] = Storage<S>::load(sp.p[q][c + 1u]) +
                   wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 - o]);
       }
     }
@@ -223,8 +225,8 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
     if (a.force) {
       TESSERA_LBM_UNROLL
       for (int d = 0; d < 3; ++d) {
-        Flo[d] += a.force[uint32_t(d) * n + c];
-        Fhi[d] += a.force[uint32_t(d) * n + c + 1u];
+        Flo[d] += slot(a.force, d, n)[c];
+        Fhi[d] += slot(a.force, d, n)[c + 1u];
       }
     }
     collide<L, K, float>(lo, a.relax, Flo[0], Flo[1], Flo[2]);
@@ -234,38 +236,38 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
     collide<L, K, float, false>(hi, a.relax, 0.f, 0.f, 0.f);
   }
 
-  // A pair store at element e (even) of the values (vlo, vhi), each written only where its flag is set.
-  auto put = [&](uint32_t e, float vlo, float vhi, bool wlo, bool whi) {
+  // A pair store at e (an even element) of the values (vlo, vhi), each written only where its flag is set.
+  auto put = [&](S* e, float vlo, float vhi, bool wlo, bool whi) {
     if (wlo && whi) {
-      st_pair<M>(reinterpret_cast<V*>(f + e), P::pack(vlo, vhi));
+      st_pair<M>(reinterpret_cast<V*>(e), P::pack(vlo, vhi));
     } else {
-      if (wlo) f[e] = Storage<S>::store(vlo);
-      if (whi) f[e + 1u] = Storage<S>::store(vhi);
+      if (wlo) e[0] = Storage<S>::store(vlo);
+      if (whi) e[1] = Storage<S>::store(vhi);
     }
   };
   if (!a.odd) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) put(uint32_t(opposite(q)) * n + c, lo[q], hi[q], up_lo, up_hi);
+    for (int q = 0; q < Q; ++q) put(sp.p[opposite(q)] + c, lo[q], hi[q], up_lo, up_hi);
   } else {
-    put(c, lo[0], hi[0], up_lo, up_hi);
+    put(f + c, lo[0], hi[0], up_lo, up_hi);
     const uint32_t wm_hi_below = __shfl_up_sync(0xffffffffu, wm_hi, 1);
     const uint32_t wm_lo_above = __shfl_down_sync(0xffffffffu, wm_lo, 1);
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) {
       const int cx = L::c(q, 0);
       const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
-      const uint32_t e = uint32_t(q) * n + c + uint32_t(yz);  // slot q, pair at x0 + (0, c_y, c_z)
+      S* e = sp.p[q] + (c + uint32_t(yz));  // slot q, pair at x0 + (0, c_y, c_z)
       const bool s_lo = up_lo && !((wm_lo >> q) & 1u), s_hi = up_hi && !((wm_hi >> q) & 1u);  // streams
       if (cx == 0) {
         put(e, lo[q], hi[q], s_lo, s_hi);
       } else if (cx == 1) {  // x0 - 1 -> x0 (from lane - 1), x0 -> x0 + 1, x0 + 1 -> x0 + 2 (next pair)
         const float below = __shfl_up_sync(0xffffffffu, hi[q], 1);
         put(e, below, lo[q], below_hi && !((wm_hi_below >> q) & 1u), s_lo);
-        if (lane == 31u && s_hi) f[e + 2u] = Storage<S>::store(hi[q]);
+        if (lane == 31u && s_hi) e[2] = Storage<S>::store(hi[q]);
       } else {  // x0 -> x0 - 1 (previous pair), x0 + 1 -> x0, x0 + 2 -> x0 + 1 (from lane + 1)
         const float above = __shfl_down_sync(0xffffffffu, lo[q], 1);
         put(e, hi[q], above, s_hi, above_lo && !((wm_lo_above >> q) & 1u));
-        if (lane == 0u && s_lo) f[e - 1u] = Storage<S>::store(lo[q]);
+        if (lane == 0u && s_lo) e[-1] = Storage<S>::store(lo[q]);
       }
     }
     if (wm_lo | wm_hi) {  // links into a wall: bounce back into the cell's own slot opp(q)
@@ -273,10 +275,10 @@ __device__ inline void pair_update(S* __restrict__ f, const uint8_t* __restrict_
       for (int q = 1; q < Q; ++q) {
         const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
         if ((wm_lo >> q) & 1u)
-          f[uint32_t(opposite(q)) * n + c] =
+          sp.p[opposite(q)][c] =
               Storage<S>::store(lo[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + o]));
         if ((wm_hi >> q) & 1u)
-          f[uint32_t(opposite(q)) * n + c + 1u] =
+          sp.p[opposite(q)][c + 1u] =
               Storage<S>::store(hi[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 + o]));
       }
     }

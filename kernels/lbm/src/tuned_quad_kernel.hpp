@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "tuned_ld_hint.hpp"
+#include "tuned_slot.hpp"
 
 namespace tessera::lbm::detail {
 
@@ -139,7 +140,7 @@ __device__ inline uint32_t quad_even_mask(const QuadGeom& g, const uint8_t* __re
 // The even-step update of thread t of plane k. KF: the step has a force (uniform or per-cell); false drops
 // the force terms (collide_cell's force-free form). H: the loads carry the L2 128-byte hint (tuned_ld_hint.hpp).
 template <class L, class S, CollisionKind K, bool KF = true, bool H = false>
-__device__ inline void quad_update_even(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
+__device__ inline void quad_update_even(const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
                                         const QuadGeom& g, uint32_t t, uint32_t k) {
   using O = QuadOps<S>;
   using V = typename O::V;
@@ -151,7 +152,7 @@ __device__ inline void quad_update_even(S* __restrict__ f, const uint8_t* __rest
   const uint32_t n = g.n;
   V v[Q];
   TESSERA_LBM_UNROLL
-  for (int q = 0; q < Q; ++q) v[q] = ld_pop<H>(reinterpret_cast<const V*>(f + (uint32_t(q) * n + c)));
+  for (int q = 0; q < Q; ++q) v[q] = ld_pop<H>(reinterpret_cast<const V*>(sp.p[q] + c));
   TESSERA_LBM_UNROLL
   for (int j = 0; j < 4; ++j) {
     float x[Q];
@@ -161,7 +162,7 @@ __device__ inline void quad_update_even(S* __restrict__ f, const uint8_t* __rest
       float F[3] = {a.Fx, a.Fy, a.Fz};
       if (a.force) {
         TESSERA_LBM_UNROLL
-        for (int d = 0; d < 3; ++d) F[d] += a.force[uint32_t(d) * n + c + uint32_t(j)];
+        for (int d = 0; d < 3; ++d) F[d] += slot(a.force, d, n)[c + uint32_t(j)];
       }
       collide<L, K, float>(x, a.relax, F[0], F[1], F[2]);
     } else {
@@ -171,7 +172,7 @@ __device__ inline void quad_update_even(S* __restrict__ f, const uint8_t* __rest
     for (int q = 0; q < Q; ++q) O::set(v[q], j, x[q]);
   }
   TESSERA_LBM_UNROLL
-  for (int q = 0; q < Q; ++q) quad_put<S>(f, uint32_t(opposite(q)) * n + c, v[q], up4);
+  for (int q = 0; q < Q; ++q) quad_put<S>(sp.p[opposite(q)], c, v[q], up4);
 }
 
 // The odd-step update of thread t of plane k (lane = t mod 32). Needs rows of a multiple of 4 cells
@@ -186,7 +187,8 @@ __device__ inline void quad_update_even(S* __restrict__ f, const uint8_t* __rest
 // those slots on this step), so the values are the pair kernel's bit for bit. Needs wall_mask
 // (tuned_pair_kernel.hpp).
 template <class L, class S, CollisionKind K, bool KF = true>
-__device__ inline void quad_update_odd(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
+__device__ inline void quad_update_odd(S* __restrict__ f, const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags,
+                                       const StepArgs<float>& a,
                                        const QuadGeom& g, const WallTable& walls, uint32_t t, uint32_t k,
                                        unsigned lane) {
   using O = QuadOps<S>;
@@ -221,17 +223,17 @@ __device__ inline void quad_update_odd(S* __restrict__ f, const uint8_t* __restr
   for (int q = 1; q < Q; ++q) {
     const int cx = L::c(q, 0);
     const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
-    const uint32_t e = uint32_t(opposite(q)) * n + c - uint32_t(yz);  // slot opp(q), quad at c - (0, c_y, c_z)
-    const V v = *reinterpret_cast<const V*>(f + e);
+    const S* e = slot_back(sp.p[opposite(q)], c, uint32_t(yz));  // slot opp(q), quad at c - (0, c_y, c_z)
+    const V v = *reinterpret_cast<const V*>(e);
     if (cx == 0) {
       u[q] = v;
     } else if (cx == 1) {  // from x - 1: (e - 1, e, e + 1, e + 2)
       E b = __shfl_up_sync(kAll, O::raw(v, 3), 1);
-      if (lane == 0u && (up4 & 1u)) b = O::raw_at(f + e - 1u);
+      if (lane == 0u && (up4 & 1u)) b = O::raw_at(e - 1);
       u[q] = O::shift_up(v, b);
     } else {  // from x + 1: (e + 1, .., e + 4)
       E b = __shfl_down_sync(kAll, O::raw(v, 0), 1);
-      if (lane == 31u && (up4 & 8u)) b = O::raw_at(f + e + 4u);
+      if (lane == 31u && (up4 & 8u)) b = O::raw_at(e + 4);
       u[q] = O::shift_down(v, b);
     }
   }
@@ -246,14 +248,14 @@ __device__ inline void quad_update_odd(S* __restrict__ f, const uint8_t* __restr
       TESSERA_LBM_UNROLL
       for (int q = 1; q < Q; ++q)
         if ((wm[j] >> opposite(q)) & 1u)
-          x[q] = Storage<S>::load(f[uint32_t(q) * n + cj]) +
+          x[q] = Storage<S>::load(sp.p[q][cj]) +
                  wall_term<L, float>(q, walls, flags[int64_t(cj) - a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]);
     }
     if constexpr (KF) {
       float F[3] = {a.Fx, a.Fy, a.Fz};
       if (a.force) {
         TESSERA_LBM_UNROLL
-        for (int d = 0; d < 3; ++d) F[d] += a.force[uint32_t(d) * n + cj];
+        for (int d = 0; d < 3; ++d) F[d] += slot(a.force, d, n)[cj];
       }
       collide<L, K, float>(x, a.relax, F[0], F[1], F[2]);
     } else {
@@ -263,7 +265,7 @@ __device__ inline void quad_update_odd(S* __restrict__ f, const uint8_t* __restr
       TESSERA_LBM_UNROLL
       for (int q = 1; q < Q; ++q)
         if ((wm[j] >> q) & 1u)
-          f[uint32_t(opposite(q)) * n + cj] = Storage<S>::store(
+          sp.p[opposite(q)][cj] = Storage<S>::store(
               x[q] - wall_term<L, float>(q, walls, flags[int64_t(cj) + a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]));
     }
     TESSERA_LBM_UNROLL
@@ -280,23 +282,23 @@ __device__ inline void quad_update_odd(S* __restrict__ f, const uint8_t* __restr
   for (int q = 1; q < Q; ++q) {
     const int cx = L::c(q, 0);
     const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
-    const uint32_t e = uint32_t(q) * n + c + uint32_t(yz);  // slot q, quad at c + (0, c_y, c_z)
+    S* e = sp.p[q] + (c + uint32_t(yz));  // slot q, quad at c + (0, c_y, c_z)
     uint32_t s = up4;  // bit j: cell c + j streams along q (updated, no wall there)
     TESSERA_LBM_UNROLL
     for (int j = 0; j < 4; ++j)
       if ((wm[j] >> q) & 1u) s &= ~(1u << j);
     if (cx == 0) {
-      quad_put<S>(f, e, u[q], s);
+      quad_put<S>(e, 0u, u[q], s);
     } else if (cx == 1) {  // cells c - 1 .. c + 2 -> the quad at e (c - 1 from lane - 1), c + 3 -> e + 4
       const E b = __shfl_up_sync(kAll, O::raw(u[q], 3), 1);
       const bool bs = below_up && !((wm_below >> q) & 1u);
-      quad_put<S>(f, e, O::shift_up(u[q], b), ((s << 1) & 0xeu) | (bs ? 1u : 0u));
-      if (lane == 31u && (s & 8u)) O::put_raw(f + e + 4u, O::raw(u[q], 3));
+      quad_put<S>(e, 0u, O::shift_up(u[q], b), ((s << 1) & 0xeu) | (bs ? 1u : 0u));
+      if (lane == 31u && (s & 8u)) O::put_raw(e + 4, O::raw(u[q], 3));
     } else {  // cells c + 1 .. c + 4 (c + 4 from lane + 1) -> the quad at e, c -> e - 1
       const E b = __shfl_down_sync(kAll, O::raw(u[q], 0), 1);
       const bool bs = above_up && !((wm_above >> q) & 1u);
-      quad_put<S>(f, e, O::shift_down(u[q], b), (s >> 1) | (bs ? 8u : 0u));
-      if (lane == 0u && (s & 1u)) O::put_raw(f + e - 1u, O::raw(u[q], 0));
+      quad_put<S>(e, 0u, O::shift_down(u[q], b), (s >> 1) | (bs ? 8u : 0u));
+      if (lane == 0u && (s & 1u)) O::put_raw(e - 1, O::raw(u[q], 0));
     }
   }
 }
