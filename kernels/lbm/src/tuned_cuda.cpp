@@ -30,8 +30,8 @@ namespace tessera::lbm {
 // Measured on an H200 (docs/performance.md, LBM items 13-14): the one-cell fp32 kernel +7-8 % in the
 // periodic box and +9-10 % with walls at 1-3 MiB (flat in between); the pair kernel (fp32) best at 1 MiB
 // (+0.3-0.9 % over 2 MiB, 3-4 MiB lose); fp16 1-9 % slower in the periodic box (its one-cell kernel is
-// bound by issue, not latency), so it stays off there (TESSERA_LBM_PREFETCH=2048 turns it on: +13 % for
-// D3Q19 with walls).
+// bound by issue, not latency), so it stays off there (TESSERA_LBM_PREFETCH=2048 turns it on: it gave D3Q19
+// with walls +13 % at bad3a93, but since the staged even step it is 1-6 % slower there too: LBM item 28).
 constexpr long kPrefetchKiBFp32 = 2048;
 constexpr long kPrefetchKiBPairFp32 = 1024;
 constexpr long kPrefetchKiBFp16 = 0;
