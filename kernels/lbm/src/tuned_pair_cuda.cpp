@@ -30,8 +30,8 @@
 // storage and of D3Q19 with fp32 storage by default (TESSERA_LBM_QUAD, below; docs/performance.md, LBM item
 // 16); the odd steps there stay with the pair kernel (D3Q19 fp32) or the one-cell kernel (fp16), unless
 // TESSERA_LBM_QUAD_ODD=on gives them the quad kernel's odd form where px is a multiple of 4 (LBM item 17).
-// Cell index arithmetic is 32-bit (unsigned) within each slot array, whose base is formed in 64 bits
-// (tuned_slot.hpp): the pair kernel is used when the grid has fewer than 2^32 padded cells (Q x cells may
+// Cell index arithmetic is 32-bit (unsigned) within each slot array, whose base is a kernel argument
+// (SlotPtrs, tuned_slot.hpp): the pair kernel is used when the grid has fewer than 2^32 padded cells (Q x cells may
 // exceed 2^32: the billion-cell grids), nx is even and the lattice is 3-D; otherwise tuned_cuda.cpp runs
 // the one-cell kernel. tests/lbm/test_tuned.cpp checks it against the portable reference on random
 // populations (both parities, walls, moving walls, force fields, odd and even widths).
