@@ -327,9 +327,12 @@ TEST_CASE("one-cell kernel: the index form by lattice and storage", "[lbm][gpu]"
 // Grids whose Q x cells pass 2^32 (the billion-cell runs) take the tuned forms (quad, pair, the 32-bit
 // one-cell kernel) since their slot bases are kernel arguments (tuned_slot.hpp); before, they ran the
 // one-cell kernel's 64-bit form. For each lattice and storage such a grid (ghost walls, a moving wall,
-// interior walls and inactive cells) runs three force-free BGK steps in the default forms and in the 64-bit
-// one-cell form from the same start, and the populations must agree bit for bit, the slot arrays beyond
-// element 2^32 included (where a 32-bit element index would wrap). 8-38 GB of device memory per case.
+// interior walls and inactive cells) runs, in the default forms and in the 64-bit one-cell form from the
+// same start, three force-free BGK steps (the staged quad even step for fp16), then two BGK steps with a
+// uniform force and a per-cell force field (the quad kernel's register form; the pair kernel's forced form
+// for D3Q19 fp32; the force components read through slot()), two TRT and two regularized steps (the 32-bit
+// one-cell kernel), and after each phase the populations must agree bit for bit, the slot arrays beyond
+// element 2^32 included (where a 32-bit element index would wrap). 11-44 GB of device memory per case.
 TEST_CASE("tuned kernels on grids of Q x cells over 2^32 equal the 64-bit one-cell kernel", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
   struct Big {
@@ -364,8 +367,6 @@ TEST_CASE("tuned kernels on grids of Q x cells over 2^32 equal the 64-bit one-ce
       for (float& v : h) v = 0.05f * next();
       copy_n(d_u.data(), d_u.kind(), h.data(), MemKind::Host, 3 * n);
     }
-    CollisionParams p = test_params(CollisionKind::BGK);
-    p.force[0] = p.force[1] = p.force[2] = 0.0;  // force-free: the default kernels of a plain run
     auto start = [&](LatticeState& s) {
       write_flags(s, fl);
       init_equilibrium(ex, s, d_rho.data(), d_u.data());
@@ -373,36 +374,67 @@ TEST_CASE("tuned kernels on grids of Q x cells over 2^32 equal the 64-bit one-ce
     LatticeState tuned(b.k, b.pr, g, exec::Space::Device), wide(b.k, b.pr, g, exec::Space::Device);
     REQUIRE(uint64_t(tuned.q()) * uint64_t(n) > (uint64_t(1) << 32));
     start(tuned);
-    REQUIRE(std::string(tuned_kernel_form(tuned, CollisionKind::BGK)) == b.form);
-    for (int t = 0; t < 3; ++t) stream_collide(ex, tuned, p, KernelPath::Tuned);
     {
       const tessera::test::ScopedEnv quad("TESSERA_LBM_QUAD", "off"), pair("TESSERA_LBM_PAIR", "off"),
           i64("TESSERA_LBM_INDEX", "64");
       start(wide);
       REQUIRE(std::string(tuned_kernel_form(wide, CollisionKind::BGK)) == "one-cell");
-      for (int t = 0; t < 3; ++t) stream_collide(ex, wide, p, KernelPath::Tuned);
     }
-    exec::fence(ex);
-    // Compare in chunks of 256 M bytes; report the first differing element.
-    const std::size_t bytes = std::size_t(tuned.q()) * n * std::size_t(precision_bytes(b.pr));
-    const std::size_t chunk = std::size_t(1) << 28;
-    std::vector<unsigned char> ha(chunk), hb(chunk);
-    std::size_t first_diff = bytes;
-    for (std::size_t o = 0; o < bytes && first_diff == bytes; o += chunk) {
-      const std::size_t m = std::min(chunk, bytes - o);
-      copy_n(ha.data(), MemKind::Host, static_cast<const unsigned char*>(tuned.pops()) + o, tuned.memkind(), m);
-      copy_n(hb.data(), MemKind::Host, static_cast<const unsigned char*>(wide.pops()) + o, wide.memkind(), m);
-      if (std::memcmp(ha.data(), hb.data(), m) != 0)
-        for (std::size_t i = 0; i < m; ++i)
-          if (ha[i] != hb[i]) {
-            first_diff = o + i;
-            break;
-          }
+    // `steps` steps of both states with parameters p (wide in the 64-bit one-cell form), then every
+    // population byte compared (in chunks of 256 M bytes; the first differing element reported).
+    auto run_and_compare = [&](const char* phase, const CollisionParams& p, int steps) {
+      INFO(phase);
+      for (int t = 0; t < steps; ++t) stream_collide(ex, tuned, p, KernelPath::Tuned);
+      {
+        const tessera::test::ScopedEnv quad("TESSERA_LBM_QUAD", "off"), pair("TESSERA_LBM_PAIR", "off"),
+            i64("TESSERA_LBM_INDEX", "64");
+        for (int t = 0; t < steps; ++t) stream_collide(ex, wide, p, KernelPath::Tuned);
+      }
+      exec::fence(ex);
+      const std::size_t bytes = std::size_t(tuned.q()) * n * std::size_t(precision_bytes(b.pr));
+      const std::size_t chunk = std::size_t(1) << 28;
+      std::vector<unsigned char> ha(chunk), hb(chunk);
+      std::size_t first_diff = bytes;
+      for (std::size_t o = 0; o < bytes && first_diff == bytes; o += chunk) {
+        const std::size_t m = std::min(chunk, bytes - o);
+        copy_n(ha.data(), MemKind::Host, static_cast<const unsigned char*>(tuned.pops()) + o, tuned.memkind(), m);
+        copy_n(hb.data(), MemKind::Host, static_cast<const unsigned char*>(wide.pops()) + o, wide.memkind(), m);
+        if (std::memcmp(ha.data(), hb.data(), m) != 0)
+          for (std::size_t i = 0; i < m; ++i)
+            if (ha[i] != hb[i]) {
+              first_diff = o + i;
+              break;
+            }
+      }
+      INFO("first differing byte " << first_diff << " of " << bytes << " (element "
+                                   << first_diff / std::size_t(precision_bytes(b.pr)) << ", slot "
+                                   << first_diff / std::size_t(precision_bytes(b.pr)) / n << ")");
+      REQUIRE(first_diff == bytes);
+    };
+
+    CollisionParams p = test_params(CollisionKind::BGK);
+    p.force[0] = p.force[1] = p.force[2] = 0.0;  // force-free: the default kernels of a plain run
+    REQUIRE(std::string(tuned_kernel_form(tuned, CollisionKind::BGK)) == b.form);
+    run_and_compare("force-free BGK", p, 3);
+
+    // The same per-cell force field in both states (small values from the generator above).
+    {
+      std::vector<float> h(3 * n);
+      uint64_t x = 0x243f6a8885a308d3ull;
+      for (float& v : h) {
+        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+        v = 2e-5f * float(int64_t((x * 0x2545f4914f6cdd1dull) >> 40) - (int64_t(1) << 23)) / float(1 << 23);
+      }
+      copy_n(tuned.force_field(), tuned.memkind(), h.data(), MemKind::Host, h.size());
+      copy_n(wide.force_field(), wide.memkind(), h.data(), MemKind::Host, h.size());
     }
-    INFO("first differing byte " << first_diff << " of " << bytes << " (element "
-                                 << first_diff / std::size_t(precision_bytes(b.pr)) << ", slot "
-                                 << first_diff / std::size_t(precision_bytes(b.pr)) / n << ")");
-    REQUIRE(first_diff == bytes);
+    // Forced BGK: the quad kernel's register form for the even steps (the staged one is force-free only),
+    // the odd steps in the form named after the "+".
+    run_and_compare("forced BGK (uniform force and force field)", test_params(CollisionKind::BGK), 2);
+    REQUIRE(std::string(tuned_kernel_form(tuned, CollisionKind::TRT)) == "one-cell-32");
+    run_and_compare("forced TRT", test_params(CollisionKind::TRT), 2);
+    REQUIRE(std::string(tuned_kernel_form(tuned, CollisionKind::Regularized)) == "one-cell-32");
+    run_and_compare("forced regularized", test_params(CollisionKind::Regularized, 0.15), 2);
   }
 }
 
