@@ -7,6 +7,10 @@
 // ghost cells fluid too (the traffic of a periodic box without the copy of the ghost layer);
 // "walls": the ghost layer is a wall on all six faces (bounce-back at every face).
 // MLUPs/s = n^3 x steps / s; bytes per cell per step = 2 Q (bytes per population) + 1 flag byte.
+// Timing (bench/common): one call of --steps steps, then on the GPU more until --warmup-s seconds have
+// passed (default 3: the card's sustained power and clock state; 0 gives the protocol before 2026-12-04),
+// then the median of --reps calls; the record gives the warm-up run and the mean power and the mean and
+// least SM clock over the timed calls (NVML).
 // The populations start as a Taylor-Green vortex (--init tgv, the default; --init rest: the all-zero
 // shifted rest state, which is also taken where the initial fields do not fit the GPU's free memory; the
 // record's "init" says which). "kernel_form" records which tuned kernel ran (pair, one-cell-32, one-cell; quad+X: the quad kernel for the
@@ -42,7 +46,7 @@ const char* const kUsage =
     "  bench_lbm [--device gpu|cpu] [--sizes 256,512 | NXxNYxNZ,...] [--lattices D3Q19,D3Q27] [--precisions fp32,fp16]\n"
     "            [--collision bgk|trt|regularized] [--box periodic|walls]\n"
     "            [--kernel tuned|reference|pattern|pattern-blocked|tuned-blocked|tuned-slots]\n"
-    "            [--steps 20] [--reps 5] [--memory device|managed] [--init tgv|rest]\n"
+    "            [--steps 20] [--reps 5] [--warmup-s 3] [--memory device|managed] [--init tgv|rest]\n"
     "            [--out bench/results/lbm.jsonl]\n";
 // "n" (a cube: n^3, or n^2 x 1 for a 2-D lattice) or "NXxNYxNZ"; exits with a message on anything else.
 std::array<int64_t, 3> parse_box(const std::string& s, int dim) {
@@ -135,6 +139,16 @@ int main(int argc, char** argv) {
     else if (a == "--box") box = next();
     else if (a == "--steps") steps = std::atoi(next().c_str());
     else if (a == "--reps") reps = std::atoi(next().c_str());
+    else if (a == "--warmup-s") {
+      const std::string v = next();
+      char* end = nullptr;
+      const double w = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(w >= 0)) {
+        std::fprintf(stderr, "bench_lbm: --warmup-s '%s': expected seconds >= 0 (default 3; 0: one call)\n", v.c_str());
+        return 2;
+      }
+      bench::set_warmup_seconds(w);
+    }
     else if (a == "--memory") memory = next();
     else if (a == "--init") init = next();
     else if (a == "--out") out = next();
@@ -224,6 +238,7 @@ int main(int argc, char** argv) {
               }
             },
             1, reps);
+        const bench::Timing timing = bench::last_timing();
         const double sec = bench::median(ms) / 1e3;
         const double cells = double(g.nx) * double(g.ny) * double(g.nz);
         const double mlups = cells * double(steps) / sec / 1e6;
@@ -248,6 +263,7 @@ int main(int argc, char** argv) {
             .set("bytes_per_cell", bytes).set("gb_per_s", mlups * 1e6 * bytes / 1e9)
             .set("fraction_of_copy", mlups * 1e6 * bytes / ceil.bytes_per_s)
             .set("memory_bytes_per_cell", double(s.bytes_per_cell()));
+        bench::set_timing(r, timing);
         std::printf("%s\n", r.str().c_str());
         std::fflush(stdout);
         records.push_back(r);

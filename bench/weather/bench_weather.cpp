@@ -20,6 +20,8 @@
 // Usage: bench_weather [--device cpu|gpu] [--quick] [--reps N] [--launches N] [--only sw|hdiff|vadv|copy]
 //                      [--tuned-only]   (GPU: skip the portable forms of the COSMO stencils)
 //                      [--sizes N,N,...] (the COSMO stencils on N x N x 80 instead of 256, 512, 1024)
+//                      [--warmup-s S]   (GPU: warm up each timing for at least S seconds, default 3, 0 with
+//                                        --quick: the card's sustained power and clock state, bench/common)
 // Prints one JSON object per configuration on stdout (bench/run collects them).
 #include <cstdio>
 #include <cstdlib>
@@ -61,6 +63,7 @@ void finish(bench::Record& r, const bench::Ceiling& c, double ms, double bytes, 
   const double gbs = bytes / (ms * 1e-3) / 1e9;
   r.set("median_ms", ms).set("bytes", bytes).set("GB_per_s", gbs).set("cell_updates_per_s", cells / (ms * 1e-3));
   r.set("fraction_of_copy", gbs * 1e9 / c.bytes_per_s);
+  bench::set_timing(r, bench::last_timing());  // the timing just run: warm-up, power and SM clock
   std::printf("%s\n", r.str().c_str());
   std::fflush(stdout);
 }
@@ -180,6 +183,7 @@ int main(int argc, char** argv) {
   bool quick = false, tuned_only = false;
   std::string sizes;
   int reps = 10, launches = 0;
+  double warmup_s = -1;  // --warmup-s; unset: bench_common's default (3 s on the GPU), 0 with --quick
   std::string only;
   for (int a = 1; a < argc; ++a) {
     const std::string s = argv[a];
@@ -190,9 +194,16 @@ int main(int argc, char** argv) {
     else if (s == "--only" && a + 1 < argc) only = argv[++a];
     else if (s == "--tuned-only") tuned_only = true;
     else if (s == "--sizes" && a + 1 < argc) sizes = argv[++a];
-    else if (s == "-h" || s == "--help") {
+    else if (s == "--warmup-s" && a + 1 < argc) {
+      char* end = nullptr;
+      warmup_s = std::strtod(argv[++a], &end);
+      if (*argv[a] == '\0' || *end != '\0' || !(warmup_s >= 0)) {
+        std::fprintf(stderr, "bench_weather: --warmup-s '%s': expected seconds >= 0\n", argv[a]);
+        return 2;
+      }
+    } else if (s == "-h" || s == "--help") {
       std::printf("bench_weather [--device cpu|gpu] [--quick] [--reps N] [--launches N] [--only sw|hdiff|vadv|copy] "
-                  "[--tuned-only] [--sizes N,N,...]\n");
+                  "[--tuned-only] [--sizes N,N,...] [--warmup-s S]\n");
       return 0;
     } else {
       std::fprintf(stderr, "bench_weather: unknown option '%s' (see --help)\n", s.c_str());
@@ -205,6 +216,8 @@ int main(int argc, char** argv) {
     if (!only.empty() && only != "sw" && only != "hdiff" && only != "vadv" && only != "copy")
       throw std::runtime_error("--only '" + only + "': expected sw, hdiff, vadv or copy");
     if (only == "copy" && !gpu) throw std::runtime_error("--only copy: the copy floor is measured on the GPU (--device gpu)");
+    if (warmup_s >= 0) bench::set_warmup_seconds(warmup_s);
+    else if (quick) bench::set_warmup_seconds(0);
     const bench::Ceiling c = bench::measure_copy_ceiling(sp, quick ? (std::size_t(64) << 20) : 0, quick ? 3 : 20);
     if (quick) reps = 2;
     if (launches <= 0) launches = gpu && !quick ? 10 : 1;

@@ -119,6 +119,8 @@ void GpuMonitor::loop() {
     tlast_ = now;
     last_ = s;
     sum_p_ += s.power_w;
+    sum_clk_ += s.sm_clock_mhz;
+    min_clk_ = nsamples_ ? std::min(min_clk_, s.sm_clock_mhz) : s.sm_clock_mhz;
     max_t_ = std::max(max_t_, s.temperature_c);
     max_mem_ = std::max(max_mem_, s.mem_used_bytes);
     ++nsamples_;
@@ -141,6 +143,18 @@ double GpuMonitor::energy_j() const {
 double GpuMonitor::mean_power_w() const {
   std::lock_guard<std::mutex> lk(m_);
   return nsamples_ ? sum_p_ / double(nsamples_) : last_.power_w;
+}
+double GpuMonitor::mean_sm_clock_mhz() const {
+  std::lock_guard<std::mutex> lk(m_);
+  return nsamples_ ? sum_clk_ / double(nsamples_) : last_.sm_clock_mhz;
+}
+double GpuMonitor::min_sm_clock_mhz() const {
+  std::lock_guard<std::mutex> lk(m_);
+  return nsamples_ ? min_clk_ : last_.sm_clock_mhz;
+}
+long GpuMonitor::samples() const {
+  std::lock_guard<std::mutex> lk(m_);
+  return nsamples_;
 }
 double GpuMonitor::max_temperature_c() const {
   std::lock_guard<std::mutex> lk(m_);

@@ -9,12 +9,15 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 #include "tessera/core/buffer.hpp"
 #include "tessera/core/cuda_check.hpp"
 #include "tessera/core/device.hpp"
+#include "tessera/core/error.hpp"
 #include "tessera/core/stream.hpp"
+#include "tessera/core/telemetry.hpp"
 #include "tessera/core/version.hpp"
 
 namespace tessera::bench {
@@ -34,9 +37,45 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+namespace {
+double g_warmup_s = 3.0;
+std::mutex g_timing_m;
+Timing g_timing;
+}  // namespace
+
+void set_warmup_seconds(double s) {
+  TESSERA_REQUIRE(s >= 0 && std::isfinite(s), "--warmup-s: expected a number of seconds >= 0");
+  g_warmup_s = s;
+}
+double warmup_seconds() { return g_warmup_s; }
+Timing last_timing() {
+  std::lock_guard<std::mutex> lk(g_timing_m);
+  return g_timing;
+}
+
 std::vector<double> time_ms(exec::Space space, const std::function<void()>& fn, int warmup, int reps) {
+  using clk = std::chrono::steady_clock;
+  const auto t0 = clk::now();
+  auto since = [](clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); };
   for (int i = 0; i < warmup; ++i) fn();
   device::synchronize();
+  const bool gpu = space == exec::Space::Device;
+  if (gpu && since(t0) < g_warmup_s) {
+    // Batches of about 50 ms between synchronisations, so the card stays loaded as in the timed samples.
+    const auto t1 = clk::now();
+    fn();
+    device::synchronize();
+    const double per_call = std::max(since(t1), 1e-6);
+    const int batch = int(std::clamp(0.05 / per_call, 1.0, 1e6));
+    while (since(t0) < g_warmup_s) {
+      for (int i = 0; i < batch; ++i) fn();
+      device::synchronize();
+    }
+  }
+  Timing t;
+  t.warmup_s = since(t0);
+  telemetry::GpuMonitor mon;
+  if (gpu) mon.start(device::info().pci_bus_id, 0.02);  // false (nothing sampled) where NVML is missing
   std::vector<double> out;
   out.reserve(std::size_t(reps));
   Event a(space), b(space);
@@ -47,6 +86,15 @@ std::vector<double> time_ms(exec::Space space, const std::function<void()>& fn, 
     b.synchronize();
     out.push_back(Event::elapsed_ms(a, b));
   }
+  mon.stop();
+  if (mon.available() && mon.samples() > 0) {
+    t.nvml_samples = mon.samples();
+    t.power_w_mean = mon.mean_power_w();
+    t.sm_clock_mhz_mean = mon.mean_sm_clock_mhz();
+    t.sm_clock_mhz_min = mon.min_sm_clock_mhz();
+  }
+  std::lock_guard<std::mutex> lk(g_timing_m);
+  g_timing = t;
   return out;
 }
 
@@ -149,6 +197,13 @@ Record environment_record(exec::Space space, const Ceiling& c) {
   }
   r.set("ceiling_bytes_per_s", c.bytes_per_s).set("ceiling_method", c.method).set("ceiling_size_bytes", (long long)c.size_bytes);
   return r;
+}
+
+void set_timing(Record& r, const Timing& t) {
+  r.set("warmup_s", t.warmup_s);
+  if (t.nvml_samples > 0)
+    r.set("power_w_mean", t.power_w_mean).set("sm_clock_mhz_mean", t.sm_clock_mhz_mean)
+        .set("sm_clock_mhz_min", t.sm_clock_mhz_min).set("nvml_samples", (long long)t.nvml_samples);
 }
 
 void append_jsonl(const std::string& path, const std::vector<Record>& records) {

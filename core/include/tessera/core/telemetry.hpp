@@ -78,6 +78,11 @@ class GpuMonitor {
   GpuSample last() const;
   double energy_j() const;       // since start()
   double mean_power_w() const;
+  // SM clock over the samples taken since start() (the first one, taken by start(), excluded like the
+  // power's): mean and minimum in MHz; the last sample's where none was taken yet.
+  double mean_sm_clock_mhz() const;
+  double min_sm_clock_mhz() const;
+  long samples() const;
   double max_temperature_c() const;
   double max_mem_used_bytes() const;
   std::string gpu_name() const { return name_; }
@@ -92,7 +97,7 @@ class GpuMonitor {
   std::thread th_;
   mutable std::mutex m_;
   GpuSample first_{}, last_{};
-  double integ_j_ = 0, sum_p_ = 0, max_t_ = 0, max_mem_ = 0;
+  double integ_j_ = 0, sum_p_ = 0, max_t_ = 0, max_mem_ = 0, sum_clk_ = 0, min_clk_ = 0;
   long nsamples_ = 0;
   bool has_counter_ = false;
   std::chrono::steady_clock::time_point tlast_;
