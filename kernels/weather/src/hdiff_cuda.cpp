@@ -77,20 +77,23 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
 #pragma unroll
   for (int m = 0; m < R; ++m)
     cf[m] = coeff ? (out_ok && js + m < je ? __ldg(coeff + base + sx * m) : 0.0) : coeff0;
-  double lm1 = HdiffPoint::lap5(a[1], east(a[1]), west(a[1]), a[2], a[0]);
-  double e0 = east(a[2]), w0 = west(a[2]);
-  double l0 = HdiffPoint::lap5(a[2], e0, w0, a[3], a[1]);
+  // Each face's limited flux is evaluated once: the west face's is the west lane's east one (a shuffle),
+  // the south face's the previous row's north one (carried). The arguments are those HdiffPoint::update
+  // passes for that face, so the values are the same bits; it halves the limiter's work per point, which
+  // matters where the card runs at its power limit (docs/performance.md, the sustained state).
+  const double lm1 = HdiffPoint::lap5(a[1], east(a[1]), west(a[1]), a[2], a[0]);
+  double e0 = east(a[2]);
+  double l0 = HdiffPoint::lap5(a[2], e0, west(a[2]), a[3], a[1]);
+  double fs = HdiffPoint::limit(lm1, l0, a[1], a[2]);  // the south face of row js
 #pragma unroll
   for (int m = 0; m < R; ++m) {  // output row js + m: in at a[m + 2]
-    const double e1 = east(a[m + 3]), w1 = west(a[m + 3]);
-    const double l1 = HdiffPoint::lap5(a[m + 3], e1, w1, a[m + 4], a[m + 2]);
-    const double le = east(l0), lw = west(l0);
-    const double fe = HdiffPoint::limit(l0, le, a[m + 2], e0);
-    const double fw = HdiffPoint::limit(lw, l0, w0, a[m + 2]);
+    const double e1 = east(a[m + 3]);
+    const double l1 = HdiffPoint::lap5(a[m + 3], e1, west(a[m + 3]), a[m + 4], a[m + 2]);
+    const double fe = HdiffPoint::limit(l0, east(l0), a[m + 2], e0);
+    const double fw = west(fe);  // limit(l0 west, l0, in west, in): the west lane's fe
     const double fn = HdiffPoint::limit(l0, l1, a[m + 2], a[m + 3]);
-    const double fs = HdiffPoint::limit(lm1, l0, a[m + 1], a[m + 2]);
     if (out_ok && js + m < je) out[base + sx * m] = HdiffPoint::combine(a[m + 2], fe, fw, fn, fs, cf[m]);
-    lm1 = l0, l0 = l1, e0 = e1, w0 = w1;
+    fs = fn, l0 = l1, e0 = e1;
   }
 }
 
