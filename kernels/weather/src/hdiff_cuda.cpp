@@ -16,6 +16,9 @@
 // and a few ulp off the portable path), the strips of a block passing their y halos through shared
 // memory (0.76 / 0.87 / 0.92), a shared-memory tile per (32 x 8 cells, level) (0.49-0.53), the
 // portable one-point-per-thread form (0.60-0.64), and evict-first stores of the output (no change).
+// Those are burst figures (the benchmark protocol before 2026-12-04). In the sustained state (the card at
+// its 700 W limit, SM clock ~1,400 MHz) the kernel is clock-bound: 0.72 / 0.79 / 0.84, and 0.78-0.80 /
+// 0.87-0.89 / 0.93-0.94 since each face's flux is evaluated once (43c401d; docs/performance.md).
 // The point formulas are HdiffPoint's static functions, so results are bit-identical to hdiff_portable
 // on the device (tests/weather/test_cosmo_tuned.cpp).
 #include "cosmo_cuda.hpp"
