@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -140,14 +141,12 @@ int main(int argc, char** argv) {
     else if (a == "--steps") steps = std::atoi(next().c_str());
     else if (a == "--reps") reps = std::atoi(next().c_str());
     else if (a == "--warmup-s") {
-      const std::string v = next();
-      char* end = nullptr;
-      const double w = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !(w >= 0)) {
-        std::fprintf(stderr, "bench_lbm: --warmup-s '%s': expected seconds >= 0 (default 3; 0: one call)\n", v.c_str());
+      try {
+        bench::set_warmup_seconds(bench::parse_warmup_seconds(next()));
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "bench_lbm: %s\n", e.what());
         return 2;
       }
-      bench::set_warmup_seconds(w);
     }
     else if (a == "--memory") memory = next();
     else if (a == "--init") init = next();

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -121,11 +122,10 @@ int main(int argc, char** argv) {
     else if (a == "--cell-reach") tune.cell_reach = std::stoi(next());
     else if (a == "--label") label = next();
     else if (a == "--warmup-s") {
-      const std::string v = next();
-      char* end = nullptr;
-      warmup_s = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !(warmup_s >= 0)) {
-        std::fprintf(stderr, "bench_md: --warmup-s '%s': expected seconds >= 0 (default 3 on the GPU)\n", v.c_str());
+      try {
+        warmup_s = bench::parse_warmup_seconds(next());
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "bench_md: %s\n", e.what());
         return 2;
       }
     }
@@ -192,9 +192,8 @@ int main(int argc, char** argv) {
       sim.setup();
       for (int s = 0; s < c.warmup; ++s) sim.step(false);  // warm-up (melting, first list regrowths)
       // On the GPU, steps until the card is in its sustained power and clock state (bench_common's
-      // warm-up, run here so that the neighbour-list counts below start after it; time_ms then adds none).
-      const double ws_setting = bench::warmup_seconds();
-      const double ws = space == exec::Space::Device ? ws_setting : 0.0;
+      // warm-up, run here so that the neighbour-list counts below start after it; the timings below add none).
+      const double ws = space == exec::Space::Device ? bench::warmup_seconds() : 0.0;
       double warmed = 0;
       {
         const auto t0 = std::chrono::steady_clock::now();
@@ -205,7 +204,6 @@ int main(int argc, char** argv) {
         }
         warmed = since();
       }
-      bench::set_warmup_seconds(0);
       const auto builds0 = sim.neighbors().stats();
       const int64_t nbuild0 = sim.list_builds();
       const std::vector<double> ms = bench::time_ms(
@@ -216,18 +214,17 @@ int main(int argc, char** argv) {
               if (s % 100 == 0) (void)sim.thermo();
             }
           },
-          0, reps);
+          0, reps, 0.0);
       bench::Timing timing = bench::last_timing();
       timing.warmup_s += warmed;
       const auto& b = sim.neighbors().stats();
       const int64_t nbuild = sim.list_builds() - nbuild0;
       // Rebuild cost on its own: the same list build the step makes (device-resident in a graph run), timed
       // alone a few times after the run.
-      const std::vector<double> bms = bench::time_ms(space, [&] { sim.rebuild_list(); }, 1, 5);
+      const std::vector<double> bms = bench::time_ms(space, [&] { sim.rebuild_list(); }, 1, 5, 0.0);
       // Pair + bond forces on their own (10 evaluations per sample, the step's kernel and lanes).
       const std::vector<double> fms = bench::time_ms(
-          space, [&] { for (int k = 0; k < 10; ++k) sim.recompute_forces(false); }, 1, 3);
-      bench::set_warmup_seconds(ws_setting);
+          space, [&] { for (int k = 0; k < 10; ++k) sim.recompute_forces(false); }, 1, 3, 0.0);
       sim.step(true);  // one more step with energies, untimed: the temperature at the end of the timed steps
       const double temperature = sim.thermo().temperature;
       const double med = bench::median(ms);

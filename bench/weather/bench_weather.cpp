@@ -195,10 +195,10 @@ int main(int argc, char** argv) {
     else if (s == "--tuned-only") tuned_only = true;
     else if (s == "--sizes" && a + 1 < argc) sizes = argv[++a];
     else if (s == "--warmup-s" && a + 1 < argc) {
-      char* end = nullptr;
-      warmup_s = std::strtod(argv[++a], &end);
-      if (*argv[a] == '\0' || *end != '\0' || !(warmup_s >= 0)) {
-        std::fprintf(stderr, "bench_weather: --warmup-s '%s': expected seconds >= 0\n", argv[a]);
+      try {
+        warmup_s = bench::parse_warmup_seconds(argv[++a]);
+      } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "bench_weather: %s\n", e.what());
         return 2;
       }
     } else if (s == "-h" || s == "--help") {

@@ -355,13 +355,13 @@ TEST_CASE("tuned kernels on grids of Q x cells over 2^32 equal the 64-bit one-ce
     const std::vector<uint8_t> fl = sparse_flags(g, true, 41);
     // Equilibrium from random density and velocity per cell (a cheap generator: 4 n values).
     Buffer<float> d_rho(n, MemKind::Device, "test::rho"), d_u(3 * n, MemKind::Device, "test::u");
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    auto next = [&] {  // xorshift64*, a value in [-1, 1)
+      x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+      return float(int64_t((x * 0x2545f4914f6cdd1dull) >> 40) - (int64_t(1) << 23)) / float(1 << 23);
+    };
     {
       std::vector<float> h(3 * n);
-      uint64_t x = 0x9e3779b97f4a7c15ull;
-      auto next = [&] {  // xorshift64*, a value in [-1, 1)
-        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
-        return float(int64_t((x * 0x2545f4914f6cdd1dull) >> 40) - (int64_t(1) << 23)) / float(1 << 23);
-      };
       for (std::size_t i = 0; i < n; ++i) h[i] = 1.0f + 0.05f * next();
       copy_n(d_rho.data(), d_rho.kind(), h.data(), MemKind::Host, n);
       for (float& v : h) v = 0.05f * next();
@@ -426,11 +426,7 @@ TEST_CASE("tuned kernels on grids of Q x cells over 2^32 equal the 64-bit one-ce
     // The same per-cell force field in both states (small values from the generator above).
     {
       std::vector<float> h(3 * n);
-      uint64_t x = 0x243f6a8885a308d3ull;
-      for (float& v : h) {
-        x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
-        v = 2e-5f * float(int64_t((x * 0x2545f4914f6cdd1dull) >> 40) - (int64_t(1) << 23)) / float(1 << 23);
-      }
+      for (float& v : h) v = 2e-5f * next();
       copy_n(tuned.force_field(), tuned.memkind(), h.data(), MemKind::Host, h.size());
       copy_n(wide.force_field(), wide.memkind(), h.data(), MemKind::Host, h.size());
     }

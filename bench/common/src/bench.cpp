@@ -9,8 +9,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <sstream>
+#include <stdexcept>
 
 #include "tessera/core/buffer.hpp"
 #include "tessera/core/cuda_check.hpp"
@@ -39,7 +39,6 @@ double median(std::vector<double> v) {
 
 namespace {
 double g_warmup_s = 3.0;
-std::mutex g_timing_m;
 Timing g_timing;
 }  // namespace
 
@@ -48,26 +47,32 @@ void set_warmup_seconds(double s) {
   g_warmup_s = s;
 }
 double warmup_seconds() { return g_warmup_s; }
-Timing last_timing() {
-  std::lock_guard<std::mutex> lk(g_timing_m);
-  return g_timing;
+double parse_warmup_seconds(const std::string& v) {
+  char* end = nullptr;
+  const double w = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end != '\0' || !(w >= 0) || !std::isfinite(w))
+    throw std::invalid_argument("--warmup-s '" + v + "': expected seconds >= 0 (default 3; 0: the warm-up calls only)");
+  return w;
 }
+Timing last_timing() { return g_timing; }
 
-std::vector<double> time_ms(exec::Space space, const std::function<void()>& fn, int warmup, int reps) {
+std::vector<double> time_ms(exec::Space space, const std::function<void()>& fn, int warmup, int reps,
+                            double min_warmup_s) {
+  if (min_warmup_s < 0) min_warmup_s = g_warmup_s;
   using clk = std::chrono::steady_clock;
   const auto t0 = clk::now();
   auto since = [](clk::time_point t) { return std::chrono::duration<double>(clk::now() - t).count(); };
   for (int i = 0; i < warmup; ++i) fn();
   device::synchronize();
   const bool gpu = space == exec::Space::Device;
-  if (gpu && since(t0) < g_warmup_s) {
+  if (gpu && since(t0) < min_warmup_s) {
     // Batches of about 50 ms between synchronisations, so the card stays loaded as in the timed samples.
     const auto t1 = clk::now();
     fn();
     device::synchronize();
     const double per_call = std::max(since(t1), 1e-6);
     const int batch = int(std::clamp(0.05 / per_call, 1.0, 1e6));
-    while (since(t0) < g_warmup_s) {
+    while (since(t0) < min_warmup_s) {
       for (int i = 0; i < batch; ++i) fn();
       device::synchronize();
     }
@@ -93,7 +98,6 @@ std::vector<double> time_ms(exec::Space space, const std::function<void()>& fn, 
     t.sm_clock_mhz_mean = mon.mean_sm_clock_mhz();
     t.sm_clock_mhz_min = mon.min_sm_clock_mhz();
   }
-  std::lock_guard<std::mutex> lk(g_timing_m);
   g_timing = t;
   return out;
 }

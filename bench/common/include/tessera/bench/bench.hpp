@@ -30,11 +30,15 @@ Ceiling measure_copy_ceiling(exec::Space space, std::size_t bytes = 0, int reps 
 // that: D3Q19 fp16 at 512^3 measured 40,879-40,929 MLUPs/s in 20-step samples after a 20-step warm-up
 // and 38,862-39,303 in 100- and 400-step samples, D3Q19 fp32 24,074-24,105 against 23,811-23,913
 // (bench/results/20261204T0553Z-NVIDIA-H200-640a8e6-lbm-steps-clocks.*, docs/performance.md).
-std::vector<double> time_ms(exec::Space space, const std::function<void()>& fn, int warmup, int reps);
+// min_warmup_s < 0: warmup_seconds(); a caller that warmed the card up itself passes 0.
+std::vector<double> time_ms(exec::Space space, const std::function<void()>& fn, int warmup, int reps,
+                            double min_warmup_s = -1);
 // The least warm-up on the GPU in seconds (default 3; the drivers' --warmup-s; 0: `warmup` calls only,
 // the protocol before 2026-12-04).
 void set_warmup_seconds(double s);
 double warmup_seconds();
+// A --warmup-s value: seconds >= 0; throws std::invalid_argument naming the option otherwise.
+double parse_warmup_seconds(const std::string& v);
 // The card's state during the last time_ms call's timed samples: the warm-up actually run, and where NVML
 // is available (a GPU run), power and SM clock sampled every ~20 ms over the timed calls.
 struct Timing {
