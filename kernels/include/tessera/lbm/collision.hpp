@@ -49,6 +49,19 @@ struct CellMoments {
   A rho, ux, uy, uz;
 };
 
+// a b + c: fused on the device, written out so that every kernel shape rounds alike (left to contraction,
+// nvcc fuses one or the other product of a b + c d depending on the surrounding code, and the tuned
+// kernels must give each other's bits: tests/lbm/test_tuned.cpp); plain on the host (host and device
+// agree to rounding).
+template <class A>
+TESSERA_HD inline A mad(A a, A b, A c) {
+#if TESSERA_DEVICE_PASS
+  return fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
 // Density and Guo-corrected velocity from shifted populations. kForce = false: no force at all (F is
 // ignored, u = j / rho); the tuned kernels use it when the step has no force (same values as F = 0, up
 // to the sign of an exact zero). Summed over the pairs (q, q + 1) of opposite velocities: drho from the
@@ -74,7 +87,7 @@ TESSERA_HD inline CellMoments<A> moments(const A (&f)[L::Q], A Fx, A Fy, A Fz) {
   const A rho = A(1) + drho;
   const A inv = A(1) / rho;
   if constexpr (!kForce) return {rho, j[0] * inv, j[1] * inv, j[2] * inv};
-  return {rho, (j[0] + A(0.5) * Fx) * inv, (j[1] + A(0.5) * Fy) * inv, (j[2] + A(0.5) * Fz) * inv};
+  return {rho, mad(A(0.5), Fx, j[0]) * inv, mad(A(0.5), Fy, j[1]) * inv, mad(A(0.5), Fz, j[2]) * inv};
 }
 
 // c_q . v for a compile-time q, from its nonzero components only (0 * v is not foldable either).
@@ -161,9 +174,9 @@ TESSERA_HD inline CellMoments<A> collide(A (&f)[L::Q], const Relaxation<A>& r, A
   constexpr int Q = L::Q;
   if constexpr (L::D == 2) Fz = A(0);  // a 2-D lattice has no z momentum
   const CellMoments<A> m = moments<L, A, kForce>(f, Fx, Fy, Fz);
-  const A usq = m.ux * m.ux + m.uy * m.uy + m.uz * m.uz;
-  const A uF = kForce ? m.ux * Fx + m.uy * Fy + m.uz * Fz : A(0);
   if constexpr (K == CollisionKind::BGK) {
+    const A usq = mad(m.uz, m.uz, mad(m.uy, m.uy, m.ux * m.ux));
+    const A uF = kForce ? mad(m.uz, Fz, mad(m.uy, Fy, m.ux * Fx)) : A(0);
     // BGK by pairs (q, p = q + 1 = opposite(q)): with cu = c_q.u the equilibrium splits into an even part
     // E = w [(rho - 1) - 3/2 rho u.u + 9/2 rho cu^2] and an odd part O = 3 w rho cu, feq_q = E + O,
     // feq_p = E - O, and f*_q = (1 - omega) f_q + omega feq_q, with omega folded into the constants per
@@ -173,24 +186,26 @@ TESSERA_HD inline CellMoments<A> collide(A (&f)[L::Q], const Relaxation<A>& r, A
     const A omega = (kLes && r.smag_c2 > A(0)) ? les_omega<L, A, kForce>(f, m, usq, r, Fx, Fy, Fz) : r.omega;
     [[maybe_unused]] const A s = A(1) - A(0.5) * omega;
     const A omc = A(1) - omega;
-    const A B = (m.rho - A(1)) - A(1.5) * m.rho * usq, rho45 = A(4.5) * m.rho, rho3 = A(3) * m.rho;
-    f[0] = omc * f[0] + omega * A(L::w(0)) * B;
-    if constexpr (kForce) f[0] = f[0] + A(L::w(0)) * s * (A(-3) * uF);
+    const A B = mad(A(-1.5) * m.rho, usq, m.rho - A(1)), rho45 = A(4.5) * m.rho, rho3 = A(3) * m.rho;
+    f[0] = mad(omc, f[0], omega * A(L::w(0)) * B);
+    if constexpr (kForce) f[0] = mad(A(L::w(0)) * s, A(-3) * uF, f[0]);
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; q += 2) {
       const int p = q + 1;
       const A ow = omega * A(L::w(q));  // the same for every pair of a weight: one product per weight
       const A cu = c_dot<L, A>(q, m.ux, m.uy, m.uz);
-      A e = ow * rho45 * (cu * cu) + ow * B, o = ow * rho3 * cu;
+      A e = mad(ow * rho45, cu * cu, ow * B), o = ow * rho3 * cu;
       if constexpr (kForce) {
         const A cF = c_dot<L, A>(q, Fx, Fy, Fz), ws = A(L::w(q)) * s;
-        e = e + ws * (A(9) * cu * cF - A(3) * uF);
-        o = o + ws * (A(3) * cF);
+        e = mad(ws, mad(A(9) * cu, cF, A(-3) * uF), e);
+        o = mad(ws, A(3) * cF, o);
       }
-      f[q] = omc * f[q] + (e + o);
-      f[p] = omc * f[p] + (e - o);
+      f[q] = mad(omc, f[q], e + o);
+      f[p] = mad(omc, f[p], e - o);
     }
   } else {
+    const A usq = m.ux * m.ux + m.uy * m.uy + m.uz * m.uz;
+    const A uF = kForce ? m.ux * Fx + m.uy * Fy + m.uz * Fz : A(0);
     A feq[Q];
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) feq[q] = feq_bar<L, A>(q, m.rho, m.ux, m.uy, m.uz, usq);
