@@ -29,12 +29,13 @@ struct WallTable {
   float u[kMaxWallIds][3];
 };
 
-// Ladd's correction 2 w_q rho_w (c_q.u_w) / c_s^2 with rho_w = 1.
+// Ladd's correction 2 w_q rho_w (c_q.u_w) / c_s^2 with rho_w = 1. c_q.u_w from its nonzero components
+// (c_dot: the same values as the full sum, whose 0 * u terms IEEE arithmetic may not drop; with the LBM
+// sources built without implicit fusing, -fmad=false, they cost a multiply and an add each).
 template <class L, class A>
 TESSERA_HD inline A wall_term(int q, const WallTable& w, uint8_t flag) {
   const int id = flag_wall_id(flag);
-  return A(6) * A(L::w(q)) *
-         (A(L::c(q, 0)) * A(w.u[id][0]) + A(L::c(q, 1)) * A(w.u[id][1]) + A(L::c(q, 2)) * A(w.u[id][2]));
+  return A(6) * A(L::w(q)) * c_dot<L, A>(q, A(w.u[id][0]), A(w.u[id][1]), A(w.u[id][2]));
 }
 
 // Populations f_q(x) before collision at time t, for a step of the given parity.
