@@ -102,17 +102,7 @@ TESSERA_HD inline void open_reconstruct(A (&f)[L::Q], const OpenFace& b, A ux, A
     if (cn > 0) f[q] = feq[q] + (f[opposite(q)] - feq[opposite(q)]);
   }
   A pxx = 0, pyy = 0, pzz = 0, pxy = 0, pxz = 0, pyz = 0;
-  TESSERA_LBM_UNROLL
-  for (int q = 0; q < Q; ++q) {
-    const A d = f[q] - feq[q];
-    const int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
-    if (cx) pxx += d;
-    if (cy) pyy += d;
-    if (cz) pzz += d;
-    if (cx != 0 && cy != 0) pxy += A(cx * cy) * d;
-    if (cx != 0 && cz != 0) pxz += A(cx * cz) * d;
-    if (cy != 0 && cz != 0) pyz += A(cy * cz) * d;
-  }
+  neq_flux<L, A>(f, feq, pxx, pyy, pzz, pxy, pxz, pyz);
   const A tr = (pxx + pyy + pzz) / A(3);
   TESSERA_LBM_UNROLL
   for (int q = 0; q < Q; ++q) {
