@@ -66,7 +66,7 @@ TESSERA_HD inline A mad(A a, A b, A c) {
 // ignored, u = j / rho); the tuned kernels use it when the step has no force (same values as F = 0, up
 // to the sign of an exact zero). Summed over the pairs (q, q + 1) of opposite velocities: drho from the
 // pair sums, j from the pair differences (c_{q+1} = -c_q), each sum started from its first term rather
-// than from 0 (0 + x is not foldable in IEEE arithmetic): D3Q19 takes 40 adds instead of 58.
+// than from 0 (0 + x is not foldable in IEEE arithmetic): D3Q19 takes 39 adds instead of 49.
 template <class L, class A, bool kForce = true>
 TESSERA_HD inline CellMoments<A> moments(const A (&f)[L::Q], A Fx, A Fy, A Fz) {
   if constexpr (L::D == 2) Fz = A(0);
