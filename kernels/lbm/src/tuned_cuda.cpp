@@ -133,13 +133,16 @@ __global__ void __launch_bounds__(BX, MB)
   // 80 registers); otherwise they are formed again for the stores (held, they spilled: ptxas, sm_90).
   constexpr bool KeepAdr = Q <= 19 && !KF && K == CollisionKind::BGK;
   S* adr[Q];
+  auto form_adr = [&] {
+    adr[0] = f + c;
+    TESSERA_LBM_UNROLL
+    for (int q = 1; q < Q; ++q) adr[q] = sp.p[opposite(q)] + (c - offset32<L>(q, g));
+  };
   if (!odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(sp.p[q] + c)));
   } else if (free) {
-    adr[0] = f + c;
-    TESSERA_LBM_UNROLL
-    for (int q = 1; q < Q; ++q) adr[q] = sp.p[opposite(q)] + (c - offset32<L>(q, g));
+    form_adr();
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(adr[q])));
   } else {
@@ -150,11 +153,7 @@ __global__ void __launch_bounds__(BX, MB)
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) sp.p[opposite(q)][c] = Storage<S>::store(fq[q]);
   } else if (free) {
-    if constexpr (!KeepAdr) {
-      adr[0] = f + c;
-      TESSERA_LBM_UNROLL
-      for (int q = 1; q < Q; ++q) adr[q] = sp.p[opposite(q)] + (c - offset32<L>(q, g));
-    }
+    if constexpr (!KeepAdr) form_adr();
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) *adr[opposite(q)] = Storage<S>::store(fq[q]);
   } else {

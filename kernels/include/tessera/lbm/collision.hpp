@@ -108,7 +108,7 @@ TESSERA_HD inline A c_dot(int q, A vx, A vy, A vz) {
 
 template <class L, class A>
 TESSERA_HD inline A feq_bar(int q, A rho, A ux, A uy, A uz, A usq) {
-  const A cu = A(L::c(q, 0)) * ux + A(L::c(q, 1)) * uy + A(L::c(q, 2)) * uz;
+  const A cu = c_dot<L, A>(q, ux, uy, uz);
   return A(L::w(q)) * ((rho - A(1)) + rho * (A(3) * cu + A(4.5) * cu * cu - A(1.5) * usq));
 }
 
@@ -228,8 +228,8 @@ TESSERA_HD inline CellMoments<A> collide(A (&f)[L::Q], const Relaxation<A>& r, A
         const int p = q + 1;  // opposite of q
         const A fp = A(0.5) * (f[q] + f[p]), fm = A(0.5) * (f[q] - f[p]);
         const A ep = A(0.5) * (feq[q] + feq[p]), em = A(0.5) * (feq[q] - feq[p]);
-        const A cu = A(L::c(q, 0)) * m.ux + A(L::c(q, 1)) * m.uy + A(L::c(q, 2)) * m.uz;
-        const A cF = A(L::c(q, 0)) * Fx + A(L::c(q, 1)) * Fy + A(L::c(q, 2)) * Fz;
+        const A cu = c_dot<L, A>(q, m.ux, m.uy, m.uz);
+        const A cF = c_dot<L, A>(q, Fx, Fy, Fz);
         const A w = A(L::w(q));
         const A src_even = w * sp * (A(9) * cu * cF - A(3) * uF);
         const A src_odd = w * sm * (A(3) * cF);
@@ -246,8 +246,8 @@ TESSERA_HD inline CellMoments<A> collide(A (&f)[L::Q], const Relaxation<A>& r, A
       TESSERA_LBM_UNROLL
       for (int q = 0; q < Q; ++q) {
         const int cx = L::c(q, 0), cy = L::c(q, 1), cz = L::c(q, 2);
-        const A cu = A(cx) * m.ux + A(cy) * m.uy + A(cz) * m.uz;
-        const A cF = A(cx) * Fx + A(cy) * Fy + A(cz) * Fz;
+        const A cu = c_dot<L, A>(q, m.ux, m.uy, m.uz);
+        const A cF = c_dot<L, A>(q, Fx, Fy, Fz);
         const A w = A(L::w(q));
         const A src = w * s * (A(3) * (cF - uF) + A(9) * cu * cF);
         {  // regularized (BGK is the branch above)
