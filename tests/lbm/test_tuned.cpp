@@ -285,12 +285,6 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
               const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", h);
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
-            {  // the hinted force-free 32-bit kernel's odd step from the Q slot bases instead of one base
-              INFO("TESSERA_LBM_ONEBASE off");
-              const tessera::test::ScopedEnv narrow("TESSERA_LBM_INDEX", "32"), hint("TESSERA_LBM_L2HINT", "on"),
-                  one_base("TESSERA_LBM_ONEBASE", "off");
-              REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
-            }
             if (!forced) {
               const tessera::test::ScopedEnv terms("TESSERA_LBM_FORCE_TERMS", "1");
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));

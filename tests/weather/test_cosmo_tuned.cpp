@@ -243,20 +243,15 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
   // The twisted forms (two threads per column; 32, 64 or 128 columns per block; auto takes them up to 80
   // levels) against the portable twisted solve (same VadvStep calls, bit for bit) where they run, else
   // against the Thomas path.
-  // "auto/off": auto with TESSERA_VADV_FIXED=off (at 80 levels the run-time-height twisted kernel instead of
-  // the fixed-height one that auto, and its name twistq8gh128, take there).
-  const std::string variant = GENERATE(std::string("auto"), std::string("auto/off"), std::string("ring"),
-                                      std::string("reg"), std::string("smem"), std::string("ringf"), std::string("regf"), std::string("twistb4"),
+  const std::string kernel = GENERATE(std::string("auto"), std::string("ring"), std::string("reg"), std::string("smem"),
+                                      std::string("ringf"), std::string("regf"), std::string("twistb4"),
                                       std::string("twistq4"), std::string("twistq6"), std::string("twistq8"),
                                       std::string("twisto4"), std::string("twistq6cs"), std::string("twistq8g"),
                                       std::string("twistq8gh"), std::string("twistq8gh128"), std::string("twistq8gna"),
                                       std::string("twistd12"), std::string("twistd16"), std::string("twistd20"),
                                       std::string("twistbd16"));
-  const std::string kernel = variant.substr(0, variant.find('/'));
-  const std::string fixed = variant == "auto/off" ? "off" : "";
   const bool twisted = (kernel == "auto" || kernel.rfind("twist", 0) == 0) && nz <= 80;
   const ScopedEnv kv("TESSERA_VADV_KERNEL", kernel);
-  const ScopedEnv fx("TESSERA_VADV_FIXED", fixed);
   // 7 rows on 7 blocks in y, or on 3 (each block loops over rows).
   const int grid_y = GENERATE(0, 3);
   const ScopedEnv gy("TESSERA_VADV_GRID_Y", grid_y ? std::to_string(grid_y) : std::string());
@@ -279,13 +274,11 @@ TEST_CASE("tuned CUDA vadv equals the portable path bit for bit", "[weather][vad
     exec::fence(ex);
     res[path] = download(o);
   }
-  INFO("nz " << nz << ", kernel " << kernel << ", TESSERA_VADV_FIXED " << fixed << ", blocks in y "
-              << (grid_y ? grid_y : 7));
+  INFO("nz " << nz << ", kernel " << kernel << ", blocks in y " << (grid_y ? grid_y : 7));
   // The form that ran (a named form that does not fit falls back: past 80 levels the staged form, past what
   // fits in shared memory the portable path).
-  const std::string ran = nz > 80                                       ? "portable"
-                          : (kernel == "auto" || kernel == "twistq8gh128") && nz == 80 && fixed != "off" ? "twist80"
-                          : twisted                                        ? "twist"
+  const std::string ran = nz > 80 ? "portable"
+                          : twisted ? "twist"
                           : kernel.rfind("ring", 0) == 0 ? "ring"
                           : kernel.rfind("reg", 0) == 0  ? "reg"
                                                          : "smem";

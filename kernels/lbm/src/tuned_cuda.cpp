@@ -66,8 +66,6 @@ using detail::l2hint_wanted;
 using detail::ld_pop;
 using detail::SlotPtrs;
 using detail::make_slot_ptrs;
-using detail::SlotOffsets;
-using detail::slot_offsets_fit;
 
 // KF: the step has a force (uniform or per-cell); false drops the force terms (collide_cell).
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
@@ -113,25 +111,12 @@ __device__ inline uint32_t offset32(int q, const Geom32& g) {
   return offset_u<L, uint32_t>(q, g.px, g.pxy);
 }
 
-// The odd-step offsets k[q] = opposite(q) n - offset(c_q) of a field with Q x cells < 2^32 (SlotOffsets).
-template <class L>
-SlotOffsets make_slot_offsets(const GridLayout& g) {
-  SlotOffsets r{};
-  const int64_t px = g.px(), pxy = g.px() * g.py();
-  for (int q = 0; q < L::Q; ++q)
-    r.k[q] = uint32_t(int64_t(opposite(q)) * g.cells() - (L::c(q, 0) + L::c(q, 1) * px + L::c(q, 2) * pxy));
-  return r;
-}
-
 // H: the loads of the even step and of the odd step's cells without a wall neighbour carry the L2 128-byte
 // hint (tuned_ld_hint.hpp: force-free BGK, by default with fp16 storage and for D3Q27; TESSERA_LBM_L2HINT).
-// OB: the odd step of those cells addresses every slot from f by one 32-bit element index c + ko.k[q]
-// (SlotOffsets, tuned_slot.hpp: Q x cells < 2^32; force-free BGK, the default kernels), held over the
-// collision as one register per direction; otherwise each slot's base comes from sp.
-template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool OB = false>
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
-                           Geom32 g, Prefetch pf, SlotPtrs<S> sp, SlotOffsets ko) {
+                           Geom32 g, Prefetch pf, SlotPtrs<S> sp) {
   using A = typename Storage<S>::Real;
   constexpr int Q = L::Q;
   const uint32_t i = blockIdx.x * uint32_t(BX) + threadIdx.x;
@@ -153,20 +138,6 @@ __global__ void __launch_bounds__(BX, MB)
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) adr[q] = sp.p[opposite(q)] + (c - offset32<L>(q, g));
   };
-  if constexpr (OB) {
-    if (free) {
-      uint32_t e[Q];
-      e[0] = c;
-      TESSERA_LBM_UNROLL
-      for (int q = 1; q < Q; ++q) e[q] = c + ko.k[q];
-      TESSERA_LBM_UNROLL
-      for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(f + e[q])));
-      collide_cell<L, K, A, KF>(a, int64_t(c), fq);
-      TESSERA_LBM_UNROLL
-      for (int q = 0; q < Q; ++q) f[e[opposite(q)]] = Storage<S>::store(fq[q]);
-      return;
-    }
-  }
   if (!odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(sp.p[q] + c)));
@@ -235,14 +206,7 @@ __global__ void __launch_bounds__(BX, MB) aa_pattern_only(S* __restrict__ f, con
 }
 
 // The access-pattern measurement's 32-bit form indexes all Q slot arrays from one base: Q x cells < 2^32.
-bool fits32(const GridLayout& g, int q) { return slot_offsets_fit(q, g.cells()); }
-
-// Whether the hinted force-free one-cell kernel addresses its odd step from one base (OB, SlotOffsets):
-// wherever Q x cells < 2^32; TESSERA_LBM_ONEBASE=off keeps the SlotPtrs form (tests, measurement).
-bool one_base_wanted(const GridLayout& g, int q) {
-  const char* e = std::getenv("TESSERA_LBM_ONEBASE");
-  return fits32(g, q) && !(e && std::string(e) == "off");
-}
+bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells()) < (uint64_t(1) << 32); }
 
 // Whether the one-cell kernel takes its 32-bit index form (cells < 2^32: tuned_index32_fits): with fp16 storage, and
 // for D3Q27 with fp32 (+2.9 % at 256^3 and 512^3, and +5.6 % with the L2 hint that comes with it: f8575bd,
@@ -326,16 +290,12 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
         const Geom32 g32 = make_geom32(g);
         S* f = static_cast<S*>(s.pops());
         const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
-        const SlotOffsets ko = make_slot_offsets<L>(g);
         if constexpr (!KF && K == CollisionKind::BGK)
           if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) {
-            if (one_base_wanted(g, L::Q))
-              stream_collide_tuned32<L, S, K, BX, MB, KF, true, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp, ko);
-            else
-              stream_collide_tuned32<L, S, K, BX, MB, KF, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp, ko);
+            stream_collide_tuned32<L, S, K, BX, MB, KF, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             return;
           }
-        stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp, ko);
+        stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
       } else {
         stream_collide_tuned<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), a, pf);
       }

@@ -25,18 +25,6 @@ inline SlotPtrs<S> make_slot_ptrs(S* f, int q, int64_t n) {
   return r;
 }
 
-// SlotOffsets: the one-base form of the odd step's addresses, for fields with Q x cells < 2^32 (slot_offsets_fit).
-// The AA odd step loads direction q of cell c from slot opposite(q) at c - offset(c_q) and stores direction
-// opposite(q) there; as one element index from the field's base that is c + k[q], k[q] = opposite(q) n -
-// offset(c_q) (mod 2^32: the sum is the exact index because it lies in [0, Q n)). With q known at compile
-// time k[q] is a constant-bank operand: an address costs an IADD3 and an IMAD.WIDE.U32 from a 64-bit base
-// held once, against a slot base from the parameter bank (LDC.64), the 32-bit index and the wide multiply-add
-// of the SlotPtrs form, and a held address is one register instead of two (docs/performance.md, LBM item 30).
-struct SlotOffsets {
-  uint32_t k[27];
-};
-inline bool slot_offsets_fit(int q, int64_t n) { return uint64_t(q) * uint64_t(n) < (uint64_t(1) << 32); }
-
 // Cells before a slot array's start that a load may address: the pair and quad kernels' lanes before a
 // plane's first row (bases rounded down to 2-256 cells) compute odd-step loads at c - (c_y px + c_z px py)
 // up to this many cells before the array (their values are never used; the memory is the previous slot

@@ -374,13 +374,7 @@ __device__ __forceinline__ unsigned sm_id() {
 // kStamp (measurement only, TESSERA_VADV_TIMELINE): thread 0 of each block writes, to stamps[4 b ..], the
 // time the block became resident, the time it passed pdl_enter (the previous launch complete), the time
 // its last thread finished, and its multiprocessor. Off in every other instantiation (no code).
-//
-// kNZ > 0: the column height fixed at compile time (the caller checks G.nz == kNZ; the default for
-// kRegLevels = 80 levels, the COSMO benchmark's and a typical model's): every guard on the level count
-// folds away (which levels prefetch, which store, where each thread's sweep ends), so a level of the
-// forward sweep is its arithmetic, two loads, two address steps and the c' store (LBM-style power cut:
-// docs/performance.md, "COSMO stencils", the fixed-height form). The same VadvStep calls in the same order.
-template <int kTC, int kAhead, int kMem, bool kStamp = false, int kNZ = 0>
+template <int kTC, int kAhead, int kMem, bool kStamp = false>
 __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S, const double* __restrict__ in,
                                                            const double* __restrict__ w, double* __restrict__ out,
                                                            unsigned long long* __restrict__ stamps) {
@@ -397,7 +391,7 @@ __global__ void __launch_bounds__(2 * kTC) vadv_column_twist(Grid G, VadvStep S,
     }
   const int tid = threadIdx.x;
   const bool upper = tid >= kTC;
-  const int nz = kNZ > 0 ? kNZ : int(G.nz);  // <= kRegLevels (the caller checks)
+  const int nz = int(G.nz);  // <= kRegLevels (the caller checks)
   const int nt = (nz + 1) / 2;
   const int nl = upper ? nz - nt : nt;  // levels of this thread
   const int64_t v = int64_t(blockIdx.x) * kTC + (tid & (kTC - 1)), sx = G.sx();
@@ -567,13 +561,6 @@ size_t blocks_cap_smem(size_t bytes) {
   return std::max(bytes, cap);
 }
 
-// TESSERA_VADV_FIXED=off (measurement, tests): auto at 80 levels runs the run-time-height kernel instead
-// of the fixed-height one.
-bool fixed_nz_off() {
-  const char* c = std::getenv("TESSERA_VADV_FIXED");
-  return c && std::string(c) == "off";
-}
-
 // TESSERA_VADV_CARVEOUT (measurement): the shared-memory carveout preference in percent for the next launch
 // (`default` lets the driver choose); unset keeps each form's own choice.
 template <class Kernel>
@@ -620,16 +607,15 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     const cudaStream_t ts = static_cast<cudaStream_t>(ex.stream);
     const VadvStep S = VadvStep::make(vp);
     const bool pdl = pdl_wanted("TESSERA_VADV_PDL");
-    auto go = [&](auto kernel, size_t bytes, size_t& raised, unsigned long long* stamps = nullptr,
-                  const char* form = "twist") {
+    auto go = [&](auto kernel, size_t bytes, size_t& raised, unsigned long long* stamps = nullptr) {
       bytes = blocks_cap_smem(bytes);
       allow_smem(kernel, bytes, raised);
       carveout_override(kernel);
       launch_maybe_pdl(pdl, kernel, tg, dim3(2 * tc), bytes, ts, gr, S, in, w, out, stamps);
-      vadv_note_form(form);
+      vadv_note_form("twist");
     };
     static size_t r32 = 0, r64 = 0, r64b = 0, r64c = 0, r128 = 0, rcs = 0, r6g = 0, rst = 0, rh = 0, rh1 = 0, rna = 0,
-                  rd12 = 0, rd16 = 0, rd20 = 0, rbd16 = 0, rfx = 0;
+                  rd12 = 0, rd16 = 0, rd20 = 0, rbd16 = 0;
     // The variants other than the default keep the streaming loads they were measured (and GPU-tested) with.
     if (want == "twistbd16") go(vadv_column_twist<32, 16, 3>, twist_smem<32>(), rbd16);
     else if (tc == 32) go(vadv_column_twist<32, 4, 0>, twist_smem<32>(), r32);
@@ -645,8 +631,6 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
     else if (want == "twistq8gh") go(vadv_column_twist<64, 8, 2>, twist_smem<64>(), rh);
     else if (want == "twistq8gna") go(vadv_column_twist<64, 8, 4>, twist_smem<64>(), rna);
     else if (unsigned long long* st = timeline_slot(tg.x)) go(vadv_column_twist<64, 8, 3, true>, twist_smem<64>(), rst, st);
-    else if (gr.nz == kRegLevels && !fixed_nz_off())
-      go(vadv_column_twist<64, 8, 3, false, kRegLevels>, twist_smem<64>(), rfx, nullptr, "twist80");  // auto, 80 levels
     else go(vadv_column_twist<64, 8, 3>, twist_smem<64>(), rh1);  // auto, twistq8gh128
     TESSERA_CUDA_CHECK_LAUNCH("weather::vadv_column_twist");
     return true;
