@@ -1,5 +1,6 @@
 """Read benchmark JSON Lines and give every record the common fields that bench/compare and
-postproc/plot_bench.py use: benchmark, case, throughput, throughput_unit, fraction_of_ceiling.
+postproc/plot_bench.py use: benchmark, case, throughput, throughput_unit, fraction_of_ceiling, and where
+the record has the card's mean power, energy_pj_per_byte.
 The drivers name their own fields (lbm: mlups/fraction_of_copy, md: atom_steps_per_s, weather:
 cell_updates_per_s/fraction_of_copy); this is the one place that maps them."""
 import json
@@ -30,6 +31,16 @@ def normalise(r):
         r.setdefault("throughput", r.get("GB_per_s"))
         r.setdefault("throughput_unit", "GB/s")
         r.setdefault("fraction_of_ceiling", 1.0)
+    # Energy per byte moved: the card's mean power over the timed calls (NVML, GPU records) over the byte
+    # rate the protocol counts (lbm: MLUPs/s x bytes per cell; weather and copy: GB/s). At the card's power
+    # limit this is what a kernel must cut to go faster (docs/performance.md, "Energy per byte").
+    if "bytes_per_s" not in r:
+        if r["benchmark"] == "lbm" and r.get("mlups") and r.get("bytes_per_cell"):
+            r["bytes_per_s"] = float(r["mlups"]) * 1e6 * float(r["bytes_per_cell"])
+        elif r.get("GB_per_s"):
+            r["bytes_per_s"] = float(r["GB_per_s"]) * 1e9
+    if r.get("power_w_mean") and r.get("bytes_per_s"):
+        r.setdefault("energy_pj_per_byte", float(r["power_w_mean"]) / float(r["bytes_per_s"]) * 1e12)
     return r
 
 
