@@ -285,6 +285,13 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
               const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", h);
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
+            {  // the hinted force-free 32-bit kernel's odd step in one pass per warp (wall-checking for all
+               // cells of a warp with a wall-adjacent cell): the same bits
+              INFO("TESSERA_LBM_WALL_WARP uniform");
+              const tessera::test::ScopedEnv narrow("TESSERA_LBM_INDEX", "32"), hint("TESSERA_LBM_L2HINT", "on"),
+                  warp("TESSERA_LBM_WALL_WARP", "uniform");
+              REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
+            }
             if (!forced) {
               const tessera::test::ScopedEnv terms("TESSERA_LBM_FORCE_TERMS", "1");
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
@@ -759,6 +766,21 @@ TEST_CASE("TESSERA_LBM_L2HINT: auto takes the caller's choice (fp16, D3Q27), on 
   INFO(msg);
   REQUIRE(msg.find("TESSERA_LBM_L2HINT='yes'") != std::string::npos);
   REQUIRE(msg.find("expected on, off or auto") != std::string::npos);
+}
+
+TEST_CASE("TESSERA_LBM_WALL_WARP: a value other than uniform or divergent is refused with the names", "[lbm][gpu]") {
+  TESSERA_GPU_TEST();
+  const tessera::test::ScopedEnv quad("TESSERA_LBM_QUAD", "off"), pair("TESSERA_LBM_PAIR", "off");
+  const tessera::test::ScopedEnv bad("TESSERA_LBM_WALL_WARP", "yes");
+  std::string msg;
+  try {
+    run(LatticeKind::D3Q19, Precision::FP16, CollisionKind::BGK, KernelPath::Tuned, kCases[0], 2, true, nullptr, 0, false);
+  } catch (const std::exception& e) {
+    msg = e.what();
+  }
+  INFO(msg);
+  REQUIRE(msg.find("TESSERA_LBM_WALL_WARP='yes'") != std::string::npos);
+  REQUIRE(msg.find("expected uniform or divergent") != std::string::npos);
 }
 
 // The quad kernel runs BGK only, as the launcher picks it.

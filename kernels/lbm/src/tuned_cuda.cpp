@@ -113,7 +113,12 @@ __device__ inline uint32_t offset32(int q, const Geom32& g) {
 
 // H: the loads of the even step and of the odd step's cells without a wall neighbour carry the L2 128-byte
 // hint (tuned_ld_hint.hpp: force-free BGK, by default with fp16 storage and for D3Q27; TESSERA_LBM_L2HINT).
-template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false>
+// WU (measurement, TESSERA_LBM_WALL_WARP=uniform): in the odd step a warp with any wall-adjacent cell
+// takes the wall-checking load and store (aa_load / aa_store) for all its cells, instead of the cells
+// without a wall neighbour taking the direct path and the others the wall-checking one after them (two
+// divergent passes: at 256^3 the two warps at the ends of each row, a quarter of them). Both paths give a
+// cell without a wall neighbour the same values, so the bits do not change (tests/lbm/test_tuned.cpp).
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool WU = false>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
                            Geom32 g, Prefetch pf, SlotPtrs<S> sp) {
@@ -125,7 +130,10 @@ __global__ void __launch_bounds__(BX, MB)
   l2_prefetch_block<S, Q>(f, a.odd, int64_t(c) - int64_t(threadIdx.x), BX, pf);
   const uint8_t fl = __ldg(flags + c);
   if (!is_fluid(fl)) return;
-  const bool odd = a.odd, free = odd && (fl & kNoWallNeighbour);
+  const bool odd = a.odd;
+  bool free = odd && (fl & kNoWallNeighbour);
+  if constexpr (WU)
+    if (odd) free = __all_sync(__activemask(), free);
   A fq[Q];
   // The odd step of a cell without a wall neighbour loads direction q from adr[q] and stores direction
   // opposite(q) to the same address (AA pattern). KeepAdr: the addresses are formed once and held over the
@@ -220,6 +228,16 @@ bool use_index32(const GridLayout& g, int q, Precision pr) {
   return (pr == Precision::FP16 || q == 27) && detail::tuned_index32_fits(g) && v != "64";
 }
 
+// TESSERA_LBM_WALL_WARP (read at every step): "uniform" gives the hinted force-free one-cell kernel's odd
+// step one pass per warp (WU above); unset, "" or "divergent" the default two; other values are refused.
+bool wall_warp_uniform() {
+  const char* e = std::getenv("TESSERA_LBM_WALL_WARP");
+  const std::string v = e ? e : "";
+  TESSERA_REQUIRE(v.empty() || v == "uniform" || v == "divergent",
+                  "TESSERA_LBM_WALL_WARP='" + v + "': expected uniform or divergent (the default)");
+  return v == "uniform";
+}
+
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
 // the whole-box kernel, which stays untouched (its launch was tuned). Wide boxes (the interior, slabs
 // normal to y or z) map x to threads and y, z to the grid as above; thin ones (slabs normal to x, one
@@ -292,7 +310,10 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
         const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
         if constexpr (!KF && K == CollisionKind::BGK)
           if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) {
-            stream_collide_tuned32<L, S, K, BX, MB, KF, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
+            if (wall_warp_uniform())
+              stream_collide_tuned32<L, S, K, BX, MB, KF, true, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
+            else
+              stream_collide_tuned32<L, S, K, BX, MB, KF, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             return;
           }
         stream_collide_tuned32<L, S, K, BX, MB, KF><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
