@@ -14,6 +14,8 @@ using Catch::Approx;
 #endif
 
 #include <cstdlib>
+#include <exception>
+#include <initializer_list>
 #include <string>
 
 namespace tessera::test {
@@ -36,6 +38,20 @@ struct ScopedEnv {
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
 };
+// Runs f with the environment knob set to the unknown value `bad` and checks that it throws an error naming
+// `bad` and each of `names` (the kernel-shape knobs list what exists).
+template <class F>
+void check_knob_refused(const char* knob, const char* bad, F&& f, std::initializer_list<const char*> names) {
+  const ScopedEnv env(knob, bad);
+  try {
+    f();
+    FAIL(std::string(knob) + "=" + bad + " was accepted");
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    CHECK(what.find(bad) != std::string::npos);
+    for (const char* n : names) CHECK(what.find(n) != std::string::npos);
+  }
+}
 // GPU tests: on a machine with a GPU they run; without one they skip, unless the environment sets
 // TESSERA_REQUIRE_GPU=1 (the GPU machine's script does), in which case a missing GPU fails the test.
 bool gpu_or_skip();

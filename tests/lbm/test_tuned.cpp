@@ -309,6 +309,10 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
           }
+  // TESSERA_LBM_WALL_WARP takes uniform or divergent; another value is refused with those names.
+  tessera::test::check_knob_refused("TESSERA_LBM_WALL_WARP", "yes", [] {
+    run(LatticeKind::D3Q19, Precision::FP16, CollisionKind::BGK, KernelPath::Tuned, kCases[0], 2, true, nullptr, 0, false);
+  }, {"TESSERA_LBM_WALL_WARP='yes'", "expected uniform or divergent"});
 }
 
 // Which index form the one-cell kernel takes by default (tuned_cuda.cpp, use_index32): 32-bit for fp16
@@ -756,31 +760,8 @@ TEST_CASE("TESSERA_LBM_L2HINT: auto takes the caller's choice (fp16, D3Q27), on 
     REQUIRE_FALSE(l2hint_wanted(true));
     REQUIRE_FALSE(l2hint_wanted(false));
   }
-  const tessera::test::ScopedEnv bad("TESSERA_LBM_L2HINT", "yes");
-  std::string msg;
-  try {
-    l2hint_wanted(true);
-  } catch (const std::exception& e) {
-    msg = e.what();
-  }
-  INFO(msg);
-  REQUIRE(msg.find("TESSERA_LBM_L2HINT='yes'") != std::string::npos);
-  REQUIRE(msg.find("expected on, off or auto") != std::string::npos);
-}
-
-TEST_CASE("TESSERA_LBM_WALL_WARP: a value other than uniform or divergent is refused with the names", "[lbm][gpu]") {
-  TESSERA_GPU_TEST();
-  const tessera::test::ScopedEnv quad("TESSERA_LBM_QUAD", "off"), pair("TESSERA_LBM_PAIR", "off");
-  const tessera::test::ScopedEnv bad("TESSERA_LBM_WALL_WARP", "yes");
-  std::string msg;
-  try {
-    run(LatticeKind::D3Q19, Precision::FP16, CollisionKind::BGK, KernelPath::Tuned, kCases[0], 2, true, nullptr, 0, false);
-  } catch (const std::exception& e) {
-    msg = e.what();
-  }
-  INFO(msg);
-  REQUIRE(msg.find("TESSERA_LBM_WALL_WARP='yes'") != std::string::npos);
-  REQUIRE(msg.find("expected uniform or divergent") != std::string::npos);
+  tessera::test::check_knob_refused("TESSERA_LBM_L2HINT", "yes", [] { l2hint_wanted(true); },
+                                    {"TESSERA_LBM_L2HINT='yes'", "expected on, off or auto"});
 }
 
 // The quad kernel runs BGK only, as the launcher picks it.

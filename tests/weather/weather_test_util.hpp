@@ -67,19 +67,6 @@ inline double max_diff_interior(const Grid& gr, const std::vector<double>& a, co
   return m;
 }
 
-// Runs f with the environment knob set to the unknown name `bad` and checks that it throws an error naming
-// `bad` and each of `names` (the kernel-shape knobs list what exists).
-template <class F>
-void check_knob_refused(const char* knob, const char* bad, F&& f, std::initializer_list<const char*> names) {
-  const tessera::test::ScopedEnv env(knob, bad);
-  try {
-    f();
-    FAIL(std::string(knob) + "=" + bad + " was accepted");
-  } catch (const std::exception& e) {
-    const std::string what = e.what();
-    CHECK(what.find(bad) != std::string::npos);
-    for (const char* n : names) CHECK(what.find(n) != std::string::npos);
-  }
-}
+using tessera::test::check_knob_refused;
 
 }  // namespace tessera::weather::test
