@@ -174,6 +174,10 @@ TEST_CASE("pair kernel equals the one-cell kernel bit for bit", "[lbm][gpu]") {
             const tessera::test::ScopedEnv pf("TESSERA_LBM_PREFETCH", kib);
             REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
           }
+          for (const char* spec : {"on", "off"}) {  // the loads ahead of the flags (force-free): the same bits
+            const tessera::test::ScopedEnv sp("TESSERA_LBM_SPECULATE", spec);
+            REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
+          }
           if (!forced) {  // the force terms kept at zero force: the same values (a zero's sign aside)
             const tessera::test::ScopedEnv terms("TESSERA_LBM_FORCE_TERMS", "1");
             REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
@@ -222,16 +226,20 @@ TEST_CASE("quad kernel equals the one-cell kernel bit for bit, and the reference
             for (const char* h : {"on", "off"}) {  // the L2 128-byte hint on the loads (force-free BGK): the same bits
               INFO("TESSERA_LBM_L2HINT " << h);
               const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", h);
-              REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
-              // The staged even step (force-free steps; forced ones keep the quad kernel): the same bits.
-              for (const char* sv : {"staged", "staged8", "staged16"}) {
-                INFO("TESSERA_LBM_QUAD " << sv);
-                const tessera::test::ScopedEnv staged("TESSERA_LBM_QUAD", sv);
-                {
-                  const LatticeState probe(k, pr, grid_for(k, cs.nx, cs.ny, cs.nz), exec::Space::Device);
-                  REQUIRE(std::string(tuned_kernel_form(probe, CollisionKind::BGK)).rfind("quad-staged", 0) == 0);
-                }
+              for (const char* spec : {"on", "off"}) {  // the loads ahead of the flags (force-free): the same bits
+                INFO("TESSERA_LBM_SPECULATE " << spec);
+                const tessera::test::ScopedEnv sp("TESSERA_LBM_SPECULATE", spec);
                 REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
+                // The staged even step (force-free steps; forced ones keep the quad kernel): the same bits.
+                for (const char* sv : {"staged", "staged8", "staged16"}) {
+                  INFO("TESSERA_LBM_QUAD " << sv);
+                  const tessera::test::ScopedEnv staged("TESSERA_LBM_QUAD", sv);
+                  {
+                    const LatticeState probe(k, pr, grid_for(k, cs.nx, cs.ny, cs.nz), exec::Space::Device);
+                    REQUIRE(std::string(tuned_kernel_form(probe, CollisionKind::BGK)).rfind("quad-staged", 0) == 0);
+                  }
+                  REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
+                }
               }
             }
           }
@@ -285,11 +293,14 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
               const tessera::test::ScopedEnv hint("TESSERA_LBM_L2HINT", h);
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
-            {  // the hinted force-free 32-bit kernel's odd step in one pass per warp (wall-checking for all
-               // cells of a warp with a wall-adjacent cell): the same bits
-              INFO("TESSERA_LBM_WALL_WARP uniform");
+            // The hinted force-free 32-bit kernel's odd step in one pass per warp (wall-checking for all
+            // cells of a warp with a wall-adjacent cell), and its loads issued ahead of the flags (or not):
+            // the same bits.
+            for (const auto& [var, val] : {std::pair{"TESSERA_LBM_WALL_WARP", "uniform"},
+                                           std::pair{"TESSERA_LBM_SPECULATE", "on"}, std::pair{"TESSERA_LBM_SPECULATE", "off"}}) {
+              INFO(var << " " << val);
               const tessera::test::ScopedEnv narrow("TESSERA_LBM_INDEX", "32"), hint("TESSERA_LBM_L2HINT", "on"),
-                  warp("TESSERA_LBM_WALL_WARP", "uniform");
+                  knob(var, val);
               REQUIRE(tun == run(k, pr, ck, KernelPath::Tuned, cs, steps, true, nullptr, 0, forced));
             }
             if (!forced) {
@@ -313,6 +324,9 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
   tessera::test::check_knob_refused("TESSERA_LBM_WALL_WARP", "yes", [] {
     run(LatticeKind::D3Q19, Precision::FP16, CollisionKind::BGK, KernelPath::Tuned, kCases[0], 2, true, nullptr, 0, false);
   }, {"TESSERA_LBM_WALL_WARP='yes'", "expected uniform or divergent"});
+  tessera::test::check_knob_refused("TESSERA_LBM_SPECULATE", "yes", [] {
+    run(LatticeKind::D3Q19, Precision::FP16, CollisionKind::BGK, KernelPath::Tuned, kCases[0], 2, true, nullptr, 0, false);
+  }, {"TESSERA_LBM_SPECULATE='yes'", "expected on, off or auto"});
 }
 
 // Which index form the one-cell kernel takes by default (tuned_cuda.cpp, use_index32): 32-bit for fp16
@@ -651,22 +665,23 @@ void emulate_warps(uint32_t threads, uint32_t nz, Body body) {
     }
 }
 
-// One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice.
-template <class L, class S, CollisionKind K, bool KF>
+// One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice. SP: its form
+// with the loads ahead of the flags (TESSERA_LBM_SPECULATE).
+template <class L, class S, CollisionKind K, bool KF, bool SP>
 void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align) {
   const GridLayout& g = s.grid();
   const lbm::detail::PairGeom pg = lbm::detail::make_pair_geom(g, align);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
   const auto sp = lbm::detail::make_slot_ptrs(static_cast<S*>(s.pops()), L::Q, g.cells());
   emulate_warps(pg.pairs, uint32_t(g.nz), [&](uint32_t t, uint32_t k, unsigned l) {
-    lbm::detail::pair_update<L, S, K, 0, KF>(static_cast<S*>(s.pops()), sp, s.flags(), a, pg, p.walls, t, k, l);
+    lbm::detail::pair_update<L, S, K, 0, KF, SP>(static_cast<S*>(s.pops()), sp, s.flags(), a, pg, p.walls, t, k, l);
   });
   s.parity ^= 1;
   ++s.step;
 }
 
 // One even step of the quad kernel, thread by thread (it has no warp logic), on a host lattice.
-template <class L, class S, CollisionKind K, bool KF>
+template <class L, class S, CollisionKind K, bool KF, bool SP>
 void emulated_quad_step(LatticeState& s, const CollisionParams& p) {
   const GridLayout& g = s.grid();
   REQUIRE(s.parity == 0);
@@ -676,7 +691,7 @@ void emulated_quad_step(LatticeState& s, const CollisionParams& p) {
   const auto sp = lbm::detail::make_slot_ptrs(static_cast<S*>(s.pops()), L::Q, g.cells());
   for (uint32_t k = 0; k < uint32_t(g.nz); ++k)
     for (uint32_t t = 0; t < qg.quads; ++t)
-      lbm::detail::quad_update_even<L, S, K, KF>(sp, s.flags(), a, qg, t, k);
+      lbm::detail::quad_update_even<L, S, K, KF, false, SP>(sp, s.flags(), a, qg, t, k);
   s.parity ^= 1;
   ++s.step;
 }
@@ -700,11 +715,12 @@ void emulated_quad_odd_step(LatticeState& s, const CollisionParams& p) {
 
 // KF = false: a step without force (no field, no uniform force) through the force-free collision.
 // align = 0: the quad kernel (four cells per thread) for the even steps, and for the odd ones where the rows
-// are a multiple of 4 cells (px % 4 == 0); the pair kernel for the other odd ones.
-template <class L, class S, CollisionKind K, bool KF = true>
+// are a multiple of 4 cells (px % 4 == 0); the pair kernel for the other odd ones. SP: the kernels' forms
+// with the loads ahead of the flags (force-free BGK, TESSERA_LBM_SPECULATE).
+template <class L, class S, CollisionKind K, bool KF = true, bool SP = false>
 void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
   INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align
-               << " force " << KF << " smagorinsky " << smag);
+               << " force " << KF << " smagorinsky " << smag << " speculative " << SP);
   const GridLayout g = grid_for(L::kind, cs.nx, cs.ny, cs.nz);
   const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
   const Precision pr = sizeof(S) == 2 ? Precision::FP16 : Precision::FP32;
@@ -726,43 +742,16 @@ void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
     INFO("step " << step);
     stream_collide(ex, ref, p, KernelPath::Reference);
     if (align == 0 && pair.parity == 0)
-      emulated_quad_step<L, S, K, KF>(pair, p);
+      emulated_quad_step<L, S, K, KF, SP>(pair, p);
     else if (align == 0 && g.px() % 4 == 0)
       emulated_quad_odd_step<L, S, K, KF>(pair, p);
     else
-      emulated_pair_step<L, S, K, KF>(pair, p, align == 0 ? 2u : align);
+      emulated_pair_step<L, S, K, KF, SP>(pair, p, align == 0 ? 2u : align);
     const std::vector<double> a = read_slots(ref), b = read_slots(pair);
     REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
   }
 }
 }  // namespace
-
-// Which storage the L2-hinted loads are chosen for (tuned_ld_hint.hpp; the GPU tests above require the same
-// bits with the hint on and off).
-TEST_CASE("TESSERA_LBM_L2HINT: auto takes the caller's choice (fp16, D3Q27), on / off force it, other values are refused",
-          "[lbm]") {
-  using tessera::lbm::detail::l2hint_wanted;
-  unsetenv("TESSERA_LBM_L2HINT");
-  REQUIRE(l2hint_wanted(true));
-  REQUIRE_FALSE(l2hint_wanted(false));
-  for (const char* v : {"auto", ""}) {
-    const tessera::test::ScopedEnv e("TESSERA_LBM_L2HINT", v);
-    REQUIRE(l2hint_wanted(true));
-    REQUIRE_FALSE(l2hint_wanted(false));
-  }
-  for (const char* v : {"on", "1"}) {
-    const tessera::test::ScopedEnv e("TESSERA_LBM_L2HINT", v);
-    REQUIRE(l2hint_wanted(true));
-    REQUIRE(l2hint_wanted(false));
-  }
-  for (const char* v : {"off", "0"}) {
-    const tessera::test::ScopedEnv e("TESSERA_LBM_L2HINT", v);
-    REQUIRE_FALSE(l2hint_wanted(true));
-    REQUIRE_FALSE(l2hint_wanted(false));
-  }
-  tessera::test::check_knob_refused("TESSERA_LBM_L2HINT", "yes", [] { l2hint_wanted(true); },
-                                    {"TESSERA_LBM_L2HINT='yes'", "expected on, off or auto"});
-}
 
 // The quad kernel runs BGK only, as the launcher picks it.
 TEST_CASE("quad kernel: emulated on the host, it gives the reference's bits", "[lbm]") {
@@ -774,6 +763,8 @@ TEST_CASE("quad kernel: emulated on the host, it gives the reference's bits", "[
     check_emulated<D3Q27, float, CollisionKind::BGK>(cs, 0);
     check_emulated<D3Q27, half_t, CollisionKind::BGK, false>(cs, 0);
     check_emulated<D3Q19, float, CollisionKind::BGK, false>(cs, 0);
+    check_emulated<D3Q19, float, CollisionKind::BGK, false, true>(cs, 0);
+    check_emulated<D3Q27, half_t, CollisionKind::BGK, false, true>(cs, 0);
     // With the Smagorinsky model the launcher takes the form with the force terms (tuned_force_terms).
     check_emulated<D3Q19, half_t, CollisionKind::BGK, true>(cs, 0, 0.15);
     check_emulated<D3Q27, float, CollisionKind::BGK, true>(cs, 0, 0.15);
@@ -790,6 +781,7 @@ TEST_CASE("pair kernel: the warp logic, emulated on the host, gives the referenc
       check_emulated<D3Q27, half_t, CollisionKind::BGK>(cs, align);
       check_emulated<D3Q19, half_t, CollisionKind::BGK, false>(cs, align);
       check_emulated<D3Q27, float, CollisionKind::BGK, false>(cs, align);
+      check_emulated<D3Q19, float, CollisionKind::BGK, false, true>(cs, align);
     }
 }
 #endif

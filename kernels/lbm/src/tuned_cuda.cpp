@@ -63,6 +63,7 @@ using detail::l2_prefetch_block;
 using detail::make_prefetch;
 using detail::Prefetch;
 using detail::l2hint_wanted;
+using detail::speculate_wanted;
 using detail::ld_pop;
 using detail::SlotPtrs;
 using detail::make_slot_ptrs;
@@ -118,10 +119,28 @@ __device__ inline uint32_t offset32(int q, const Geom32& g) {
 // without a wall neighbour taking the direct path and the others the wall-checking one after them (two
 // divergent passes: at 256^3 the two warps at the ends of each row, a quarter of them). Both paths give a
 // cell without a wall neighbour the same values, so the bits do not change (tests/lbm/test_tuned.cpp).
-template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool WU = false>
+// SP (TESSERA_LBM_SPECULATE, tuned_ld_hint.hpp): the population loads are issued before the cell's flag
+// has arrived, so that a warp waits for one memory latency before its collision instead of two (the flag,
+// then the populations). Every address they touch is inside the slot arrays (c is an interior cell, its
+// neighbours are padded cells). A solid cell drops what it loaded; in the odd step a cell with a wall
+// neighbour keeps the streamed values of its links from fluid cells (the addresses and values aa_load
+// takes) and replaces those of its links from walls with aa_load's (own slot q plus the wall term:
+// wall_links_from), so the bits are the default form's (tests/lbm/test_tuned.cpp).
+template <class L, class S, class A>
+__device__ inline void wall_links_from(const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags, const Geom32& g,
+                                       uint32_t c, A (&fq)[L::Q]) {
+  TESSERA_LBM_UNROLL
+  for (int q = 1; q < L::Q; ++q) {
+    const uint8_t fl = flags[c - offset32<L>(q, g)];
+    if (flag_kind(fl) == kWall) fq[q] = A(Storage<S>::load(sp.p[q][c])) + wall_term<L, A>(q, c_walls, fl);
+  }
+}
+
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool WU = false, bool SP = false>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
                            Geom32 g, Prefetch pf, SlotPtrs<S> sp) {
+  static_assert(!(SP && WU), "the speculative loads and the one-pass wall warps are separate forms");
   using A = typename Storage<S>::Real;
   constexpr int Q = L::Q;
   const uint32_t i = blockIdx.x * uint32_t(BX) + threadIdx.x;
@@ -129,7 +148,8 @@ __global__ void __launch_bounds__(BX, MB)
   const uint32_t c = (i + 1u) + g.px * ((blockIdx.y + 1u) + g.py * (blockIdx.z + 1u));
   l2_prefetch_block<S, Q>(f, a.odd, int64_t(c) - int64_t(threadIdx.x), BX, pf);
   const uint8_t fl = __ldg(flags + c);
-  if (!is_fluid(fl)) return;
+  if constexpr (!SP)
+    if (!is_fluid(fl)) return;
   const bool odd = a.odd;
   bool free = odd && (fl & kNoWallNeighbour);
   if constexpr (WU)
@@ -149,12 +169,16 @@ __global__ void __launch_bounds__(BX, MB)
   if (!odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(sp.p[q] + c)));
-  } else if (free) {
+  } else if (SP || free) {
     form_adr();
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(adr[q])));
   } else {
     aa_load<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
+  }
+  if constexpr (SP) {
+    if (!is_fluid(fl)) return;
+    if (odd && !free) wall_links_from<L, S, A>(sp, flags, g, c, fq);
   }
   collide_cell<L, K, A, KF>(a, int64_t(c), fq);
   if (!odd) {
@@ -310,7 +334,9 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
         const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
         if constexpr (!KF && K == CollisionKind::BGK)
           if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) {
-            if (wall_warp_uniform())
+            if (speculate_wanted())
+              stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
+            else if (wall_warp_uniform())
               stream_collide_tuned32<L, S, K, BX, MB, KF, true, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             else
               stream_collide_tuned32<L, S, K, BX, MB, KF, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);

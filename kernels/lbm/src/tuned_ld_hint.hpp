@@ -85,4 +85,16 @@ inline bool l2hint_wanted(bool automatic) {
   TESSERA_THROW("TESSERA_LBM_L2HINT='" + v + "': expected on, off or auto (unset: auto, on for fp16 storage and D3Q27)");
 }
 
+// Whether the force-free BGK kernels issue their population loads before the cells' flags have arrived
+// (the SP forms: the hinted one-cell kernel, the quad kernel's even steps in both forms, the pair
+// kernel; docs/performance.md, LBM item 32). TESSERA_LBM_SPECULATE: "on" / "1", "off" / "0", unset or
+// "auto": off (read per launch: benchmarks and tests switch it).
+inline bool speculate_wanted() {
+  const char* e = std::getenv("TESSERA_LBM_SPECULATE");
+  const std::string v = e ? e : "";
+  if (v.empty() || v == "auto" || v == "off" || v == "0") return false;
+  if (v == "on" || v == "1") return true;
+  TESSERA_THROW("TESSERA_LBM_SPECULATE='" + v + "': expected on, off or auto (unset: auto)");
+}
+
 }  // namespace tessera::lbm::detail

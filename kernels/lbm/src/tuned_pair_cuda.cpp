@@ -133,23 +133,23 @@ __constant__ WallTable c_pair_walls;
 
 // The block's 2 BX cells of plane blockIdx.y start at pair_base + 2 BX blockIdx.x; the L2 prefetch ahead
 // (tuned_prefetch.hpp) asks for the same span of every slot array `pf.ahead` cells further on.
-template <class L, class S, CollisionKind K, int BX, int MB, int M, bool KF>
+template <class L, class S, CollisionKind K, int BX, int MB, int M, bool KF, bool SP = false>
 __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                               StepArgs<float> a, PairGeom g, Prefetch pf,
                                                               SlotPtrs<S> sp) {
   l2_prefetch_block<S, L::Q>(f, a.odd, int64_t(pair_base(g, blockIdx.y)) + int64_t(2 * BX) * blockIdx.x, 2 * BX, pf);
-  pair_update<L, S, K, M, KF>(f, sp, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
+  pair_update<L, S, K, M, KF, SP>(f, sp, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
                               threadIdx.x & 31u);
 }
 
 // The quad kernel: the block's 4 BX cells of plane blockIdx.y start at quad_base + 4 BX blockIdx.x. H: the
 // loads with the L2 128-byte hint (force-free BGK, by default with fp16 storage: tuned_ld_hint.hpp).
-template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false>
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool SP = false>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                               StepArgs<float> a, QuadGeom g, Prefetch pf,
                                                               SlotPtrs<S> sp) {
   l2_prefetch_block<S, L::Q>(f, false, int64_t(quad_base(g, blockIdx.y)) + int64_t(4 * BX) * blockIdx.x, 4 * BX, pf);
-  quad_update_even<L, S, K, KF, H>(sp, flags, a, g, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y);
+  quad_update_even<L, S, K, KF, H, SP>(sp, flags, a, g, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y);
 }
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad_odd(S* __restrict__ f, const uint8_t* __restrict__ flags,
@@ -209,7 +209,10 @@ constexpr size_t staged_smem(int bx) {
 // consecutive threads taking consecutive chunks of a population (512-byte warp requests instead of 256);
 // a chunk none of whose cells is updated is skipped, one partly updated is stored cell by cell.
 __device__ inline uint32_t staged_base8(const QuadGeom& g, uint32_t k) { return (g.pxy * (k + 1u) + g.px) & ~7u; }
-template <class L, class S, int BX, int MB, bool H, bool W = false>
+// SP (TESSERA_LBM_SPECULATE, tuned_ld_hint.hpp): the copies are issued before the flags have arrived, for
+// every chunk (W) or quad inside the slot arrays; the cells that are not updated are neither collided nor
+// stored, as without it.
+template <class L, class S, int BX, int MB, bool H, bool W = false, bool SP = false>
 __global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                      StepArgs<float> a, QuadGeom g, Prefetch pf,
                                                                      SlotPtrs<S> sp) {
@@ -225,8 +228,19 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restri
   const uint32_t span0 = (W ? staged_base8(g, k) : quad_base(g, k)) + kSpan * blockIdx.x;
   l2_prefetch_block<S, Q>(f, false, int64_t(span0), kSpan, pf);
   const uint32_t c = span0 + 4u * tid;
-  const uint32_t up4 = quad_even_mask(g, flags, c, k);
   const uint32_t n = g.n;
+  if constexpr (SP) {
+    if constexpr (W) {
+      for (uint32_t i = tid; i < uint32_t(Q) * kChunks; i += BX) {
+        const uint32_t q = i / kChunks, ch = i - q * kChunks;
+        if (span0 + (ch + 1u) * kV <= n) staged_copy16<H>(sv + q * kSpan + ch * kV, slot(f, q, n) + (span0 + ch * kV));
+      }
+    } else if (c + 4u <= n) {
+      TESSERA_LBM_UNROLL
+      for (int q = 0; q < Q; ++q) staged_copy<S, H>(sv + uint32_t(q) * kSpan + 4u * tid, sp.p[q] + c);
+    }
+  }
+  const uint32_t up4 = quad_even_mask(g, flags, c, k);
   s_up[tid] = uint8_t(up4);
   // The mask of chunk ch (bit j: its cell j is updated).
   const auto chunk_mask = [&](uint32_t ch) {
@@ -235,7 +249,8 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restri
     for (uint32_t j = 0; j < kQuads; ++j) m |= uint32_t(s_up[ch * kQuads + j]) << (4u * j);
     return m;
   };
-  if constexpr (W) {
+  if constexpr (SP) {
+  } else if constexpr (W) {
     __syncthreads();  // the masks
     for (uint32_t i = tid; i < uint32_t(Q) * kChunks; i += BX) {
       const uint32_t q = i / kChunks, ch = i - q * kChunks;
@@ -323,7 +338,7 @@ constexpr PairLaunch staged_launch() {
 
 // The staged even step (force-free BGK only), with the hint or without; MB > 0 overrides staged_launch's
 // blocks per SM (`staged8`).
-template <class L, class S, int BX, int MB, bool H, bool W = false>
+template <class L, class S, int BX, int MB, bool H, bool W = false, bool SP = false>
 void go_quad_staged_as(cudaStream_t st, LatticeState& s, const StepArgs<float>& a) {
   const GridLayout& g = s.grid();
   const QuadGeom qg = make_quad_geom(g);
@@ -333,13 +348,13 @@ void go_quad_staged_as(cudaStream_t st, LatticeState& s, const StepArgs<float>& 
   const Prefetch pf = make_prefetch<L, S>(g, st, true);
   const size_t bytes = staged_smem<L, S>(BX);
   static const bool raised = [&] {  // once per instantiation: above 48 KB a kernel must opt in
-    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(stream_collide_quad_staged<L, S, BX, MB, H, W>,
+    TESSERA_CUDA_CHECK(cudaFuncSetAttribute(stream_collide_quad_staged<L, S, BX, MB, H, W, SP>,
                                             cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     return true;
   }();
   (void)raised;
   S* f = static_cast<S*>(s.pops());
-  stream_collide_quad_staged<L, S, BX, MB, H, W>
+  stream_collide_quad_staged<L, S, BX, MB, H, W, SP>
       <<<grid, BX, bytes, st>>>(f, s.flags(), a, qg, pf, make_slot_ptrs(f, L::Q, g.cells()));
 }
 template <class L, class S, int MB = 0>
@@ -349,11 +364,13 @@ void go_quad_staged(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, 
   const bool hint = l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27);
   if constexpr (std::is_same_v<S, half_t> && MB == 0)
     if (wide) {
-      if (hint) go_quad_staged_as<L, S, D.bx, mb, true, true>(st, s, a);
+      if (hint && speculate_wanted()) go_quad_staged_as<L, S, D.bx, mb, true, true, true>(st, s, a);
+      else if (hint) go_quad_staged_as<L, S, D.bx, mb, true, true>(st, s, a);
       else go_quad_staged_as<L, S, D.bx, mb, false, true>(st, s, a);
       return;
     }
-  if (hint) go_quad_staged_as<L, S, D.bx, mb, true>(st, s, a);
+  if (hint && speculate_wanted()) go_quad_staged_as<L, S, D.bx, mb, true, false, true>(st, s, a);
+  else if (hint) go_quad_staged_as<L, S, D.bx, mb, true>(st, s, a);
   else go_quad_staged_as<L, S, D.bx, mb, false>(st, s, a);
 }
 
@@ -372,10 +389,15 @@ void go_quad(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, bool fo
   } else {
     if constexpr (K == CollisionKind::BGK)
       if (!force && l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) {
-        stream_collide_quad<L, S, K, BX, MB, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf, sp);
+        if (speculate_wanted())
+          stream_collide_quad<L, S, K, BX, MB, false, true, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf, sp);
+        else
+          stream_collide_quad<L, S, K, BX, MB, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf, sp);
         return;
       }
     if (force) stream_collide_quad<L, S, K, BX, MB, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf, sp);
+    else if (K == CollisionKind::BGK && speculate_wanted())
+      stream_collide_quad<L, S, K, BX, MB, false, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf, sp);
     else stream_collide_quad<L, S, K, BX, MB, false><<<grid, BX, 0, st>>>(f, s.flags(), a, qg, pf, sp);
   }
 }
@@ -424,6 +446,8 @@ void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGe
   const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
   if (force)
     stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
+  else if (K == CollisionKind::BGK && speculate_wanted())
+    stream_collide_pair<L, S, K, BX, MB, M, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
   else
     stream_collide_pair<L, S, K, BX, MB, M, false><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
 }

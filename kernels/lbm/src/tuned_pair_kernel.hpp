@@ -51,7 +51,8 @@ struct PairOps<half_t> {
 // Cache modes of the pair accesses (tuning; bits): 1 = loads with the L2 prefetch-size hint of 256 bytes
 // (PTX ld.global.L2::256B, sm_80+: the L2 fetches the whole 256-byte block around the access), 2 = stores
 // evict-first (st.global.cs), 4 = loads cached in L2 only (ld.global.cg), 8 = loads with the 128-byte hint
-// (ld.global.L2::128B, as tuned_ld_hint.hpp; without 1 and 4). 0 = plain accesses.
+// (ld.global.L2::128B, as tuned_ld_hint.hpp; without 1 and 4), 16 = plain loads the compiler keeps where they
+// are written (asm volatile: the SP form's loads ahead of the flags; without 1, 4 and 8). 0 = plain accesses.
 template <int M>
 __device__ inline float2 ld_pair(const float2* p) {
 #if defined(__CUDA_ARCH__)
@@ -66,6 +67,9 @@ __device__ inline float2 ld_pair(const float2* p) {
     return __ldcg(p);
   } else if constexpr ((M & 8) != 0) {
     asm volatile("ld.global.L2::128B.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p) : "memory");
+    return v;
+  } else if constexpr ((M & 16) != 0) {
+    asm volatile("ld.global.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p) : "memory");
     return v;
   }
 #endif
@@ -85,6 +89,9 @@ __device__ inline uint32_t ld_pair(const uint32_t* p) {
     return __ldcg(reinterpret_cast<const unsigned int*>(p));
   } else if constexpr ((M & 8) != 0) {
     asm volatile("ld.global.L2::128B.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+  } else if constexpr ((M & 16) != 0) {
+    asm volatile("ld.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
   }
 #endif
@@ -145,7 +152,11 @@ __device__ inline uint32_t pair_base(const PairGeom& g, uint32_t k) {
 
 // The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table. KF: the step has a
 // force (uniform or per-cell); false drops the force terms (collide_cell's force-free form).
-template <class L, class S, CollisionKind K, int M, bool KF = true>
+// SP (TESSERA_LBM_SPECULATE, tuned_ld_hint.hpp): every lane issues its pair loads before the flags have
+// arrived (the addresses are inside the slot arrays for every lane: an idle lane's pair is clamped to the
+// plane, as the loads of an active warp's idle lanes already are); a warp with no cell to update runs
+// through with every store masked. The single-lane loads at the warp's ends still wait for the flags.
+template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false>
 __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags,
                                    const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
@@ -162,10 +173,29 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   const uint32_t x0 = c - plane - y * g.px;
   const bool row = valid && c >= plane + g.px;  // lanes before the first row (alignment), past the last: idle
   const uint32_t fl2 = __ldg(reinterpret_cast<const uint16_t*>(flags + c));
+  // The pair of slot q (even step) or of slot opp(q) at c - (0, c_y, c_z) (odd step; q = 0: slot 0 at c).
+  const auto pair_at = [&](int q) {
+    if (!a.odd) return reinterpret_cast<const V*>(sp.p[q] + c);
+    if (q == 0) return reinterpret_cast<const V*>(f + c);
+    const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
+    return reinterpret_cast<const V*>(slot_back(sp.p[opposite(q)], c, uint32_t(yz)));
+  };
+  V pre[SP ? Q : 1];
+  if constexpr (SP) {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) pre[q] = ld_pair<(M & 13) ? M : (M | 16)>(pair_at(q));
+  }
+  const auto get = [&](int q) {
+    if constexpr (SP) return pre[q];
+    else return ld_pair<M>(pair_at(q));
+  };
   const uint8_t fl_lo = uint8_t(fl2 & 0xffu), fl_hi = uint8_t(fl2 >> 8);
   const bool up_lo = row && x0 != 0u && is_fluid(fl_lo);
   const bool up_hi = row && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
-  if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;  // warp-uniform
+  // Warp-uniform. The SP form runs on (its stores are masked as every idle lane's are): ptxas sank its
+  // loads below this exit, back behind the flags.
+  if constexpr (!SP)
+    if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;
 
   // Odd step: a cell with a wall neighbour (no kNoWallNeighbour bit) reads its neighbours' flags into wm
   // (bit q: the cell at x + c_q is a wall); the shuffled streaming skips those links and the cell bounces
@@ -182,15 +212,14 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   float lo[Q], hi[Q];
   if (!a.odd) {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) P::unpack(ld_pair<M>(reinterpret_cast<const V*>(sp.p[q] + c)), lo[q], hi[q]);
+    for (int q = 0; q < Q; ++q) P::unpack(get(q), lo[q], hi[q]);
   } else {
-    P::unpack(ld_pair<M>(reinterpret_cast<const V*>(f + c)), lo[0], hi[0]);
+    P::unpack(get(0), lo[0], hi[0]);
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) {
       const int cx = L::c(q, 0);
-      const int32_t yz = int32_t(L::c(q, 1)) * int32_t(g.px) + int32_t(L::c(q, 2)) * int32_t(g.pxy);
-      const S* e = slot_back(sp.p[opposite(q)], c, uint32_t(yz));  // slot opp(q), pair at x0 - (0, c_y, c_z)
-      const V v = ld_pair<M>(reinterpret_cast<const V*>(e));
+      const S* e = reinterpret_cast<const S*>(pair_at(q));  // slot opp(q), pair at x0 - (0, c_y, c_z)
+      const V v = get(q);
       if (cx == 0) {
         P::unpack(v, lo[q], hi[q]);
       } else if (cx == 1) {  // from x - 1: (x0 - 1, x0)

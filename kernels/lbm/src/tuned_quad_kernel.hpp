@@ -139,20 +139,30 @@ __device__ inline uint32_t quad_even_mask(const QuadGeom& g, const uint8_t* __re
 
 // The even-step update of thread t of plane k. KF: the step has a force (uniform or per-cell); false drops
 // the force terms (collide_cell's force-free form). H: the loads carry the L2 128-byte hint (tuned_ld_hint.hpp).
-template <class L, class S, CollisionKind K, bool KF = true, bool H = false>
+// SP (TESSERA_LBM_SPECULATE, tuned_ld_hint.hpp): the loads of a quad before its row are issued before its
+// flags have arrived (a quad past the plane's last row loads nothing); a quad none of whose cells is
+// updated drops them.
+template <class L, class S, CollisionKind K, bool KF = true, bool H = false, bool SP = false>
 __device__ inline void quad_update_even(const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
                                         const QuadGeom& g, uint32_t t, uint32_t k) {
   using O = QuadOps<S>;
   using V = typename O::V;
   constexpr int Q = L::Q;
   const uint32_t c = quad_base(g, k) + 4u * t;
+  V v[Q];
+  const auto load = [&] {
+    TESSERA_LBM_UNROLL
+    for (int q = 0; q < Q; ++q) v[q] = ld_pop<H>(reinterpret_cast<const V*>(sp.p[q] + c));
+  };
+  if constexpr (SP) {
+    if (c >= g.pxy * (k + 2u) - g.px) return;  // past row py - 2 (quad_even_mask's end)
+    load();
+  }
   const uint32_t up4 = quad_even_mask(g, flags, c, k);
   if (up4 == 0u) return;
+  if constexpr (!SP) load();
 
   const uint32_t n = g.n;
-  V v[Q];
-  TESSERA_LBM_UNROLL
-  for (int q = 0; q < Q; ++q) v[q] = ld_pop<H>(reinterpret_cast<const V*>(sp.p[q] + c));
   TESSERA_LBM_UNROLL
   for (int j = 0; j < 4; ++j) {
     float x[Q];

@@ -1,0 +1,58 @@
+// The tuned LBM kernels' load knobs (kernels/lbm/src/tuned_ld_hint.hpp), parsed on the host: which storage
+// the L2-hinted loads are chosen for, and whether the loads are issued ahead of the flags. The GPU tests
+// (test_tuned.cpp) require the same bits with either knob on and off.
+#include <cstdlib>
+
+#include "catch_compat.hpp"
+
+// The header's device declarations, compiled for the host (as test_tuned.cpp's warp emulation does).
+#define __device__
+struct float4 {
+  float x, y, z, w;
+};
+struct uint2 {
+  unsigned x, y;
+};
+#include "../../kernels/lbm/src/tuned_ld_hint.hpp"
+
+TEST_CASE("TESSERA_LBM_L2HINT: auto takes the caller's choice (fp16, D3Q27), on / off force it, other values are refused",
+          "[lbm]") {
+  using tessera::lbm::detail::l2hint_wanted;
+  unsetenv("TESSERA_LBM_L2HINT");
+  REQUIRE(l2hint_wanted(true));
+  REQUIRE_FALSE(l2hint_wanted(false));
+  for (const char* v : {"auto", ""}) {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_L2HINT", v);
+    REQUIRE(l2hint_wanted(true));
+    REQUIRE_FALSE(l2hint_wanted(false));
+  }
+  for (const char* v : {"on", "1"}) {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_L2HINT", v);
+    REQUIRE(l2hint_wanted(true));
+    REQUIRE(l2hint_wanted(false));
+  }
+  for (const char* v : {"off", "0"}) {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_L2HINT", v);
+    REQUIRE_FALSE(l2hint_wanted(true));
+    REQUIRE_FALSE(l2hint_wanted(false));
+  }
+  tessera::test::check_knob_refused("TESSERA_LBM_L2HINT", "yes", [] { l2hint_wanted(true); },
+                                    {"TESSERA_LBM_L2HINT='yes'", "expected on, off or auto"});
+}
+
+TEST_CASE("TESSERA_LBM_SPECULATE: on / 1 turn it on, unset, auto, off / 0 leave it off, other values are refused",
+          "[lbm]") {
+  using tessera::lbm::detail::speculate_wanted;
+  unsetenv("TESSERA_LBM_SPECULATE");
+  REQUIRE_FALSE(speculate_wanted());
+  for (const char* v : {"auto", "", "off", "0"}) {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_SPECULATE", v);
+    REQUIRE_FALSE(speculate_wanted());
+  }
+  for (const char* v : {"on", "1"}) {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_SPECULATE", v);
+    REQUIRE(speculate_wanted());
+  }
+  tessera::test::check_knob_refused("TESSERA_LBM_SPECULATE", "yes", [] { speculate_wanted(); },
+                                    {"TESSERA_LBM_SPECULATE='yes'", "expected on, off or auto"});
+}
