@@ -252,7 +252,8 @@ int main(int argc, char** argv) {
             .set("kernel_form", form);
         for (const char* knob : {"TESSERA_LBM_PAIR", "TESSERA_LBM_INDEX", "TESSERA_LBM_FORCE_TERMS", "TESSERA_LBM_PREFETCH",
                                  "TESSERA_LBM_PAIR_ALIGN", "TESSERA_LBM_LAUNCH", "TESSERA_LBM_QUAD",
-                                 "TESSERA_LBM_QUAD_ODD", "TESSERA_LBM_L2HINT", "TESSERA_LBM_WALL_WARP"})
+                                 "TESSERA_LBM_QUAD_ODD", "TESSERA_LBM_L2HINT", "TESSERA_LBM_WALL_WARP",
+                                 "TESSERA_LBM_SPECULATE"})
           r.set(knob, env_or_empty(knob));
         r
             .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form.ends_with("pair") || form == "quad" || form == "quad-staged") : 0))

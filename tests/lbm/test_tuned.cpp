@@ -174,7 +174,7 @@ TEST_CASE("pair kernel equals the one-cell kernel bit for bit", "[lbm][gpu]") {
             const tessera::test::ScopedEnv pf("TESSERA_LBM_PREFETCH", kib);
             REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
           }
-          for (const char* spec : {"on", "off"}) {  // the loads ahead of the flags (force-free): the same bits
+          for (const char* spec : {"on", "odd", "off"}) {  // the loads ahead of the flags (force-free): the same bits
             const tessera::test::ScopedEnv sp("TESSERA_LBM_SPECULATE", spec);
             REQUIRE(whole == run(k, pr, CollisionKind::BGK, KernelPath::Tuned, cs, 3, true, nullptr, 0, forced));
           }
@@ -297,7 +297,8 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
             // cells of a warp with a wall-adjacent cell), and its loads issued ahead of the flags (or not):
             // the same bits.
             for (const auto& [var, val] : {std::pair{"TESSERA_LBM_WALL_WARP", "uniform"},
-                                           std::pair{"TESSERA_LBM_SPECULATE", "on"}, std::pair{"TESSERA_LBM_SPECULATE", "off"}}) {
+                                           std::pair{"TESSERA_LBM_SPECULATE", "on"}, std::pair{"TESSERA_LBM_SPECULATE", "odd"},
+                                           std::pair{"TESSERA_LBM_SPECULATE", "patch"}, std::pair{"TESSERA_LBM_SPECULATE", "off"}}) {
               INFO(var << " " << val);
               const tessera::test::ScopedEnv narrow("TESSERA_LBM_INDEX", "32"), hint("TESSERA_LBM_L2HINT", "on"),
                   knob(var, val);
@@ -326,7 +327,7 @@ TEST_CASE("one-cell kernel: 32-bit indices and the no-force form give the refere
   }, {"TESSERA_LBM_WALL_WARP='yes'", "expected uniform or divergent"});
   tessera::test::check_knob_refused("TESSERA_LBM_SPECULATE", "yes", [] {
     run(LatticeKind::D3Q19, Precision::FP16, CollisionKind::BGK, KernelPath::Tuned, kCases[0], 2, true, nullptr, 0, false);
-  }, {"TESSERA_LBM_SPECULATE='yes'", "expected on, off or auto"});
+  }, {"TESSERA_LBM_SPECULATE='yes'", "expected on, odd, patch, off or auto"});
 }
 
 // Which index form the one-cell kernel takes by default (tuned_cuda.cpp, use_index32): 32-bit for fp16

@@ -40,19 +40,23 @@ TEST_CASE("TESSERA_LBM_L2HINT: auto takes the caller's choice (fp16, D3Q27), on 
                                     {"TESSERA_LBM_L2HINT='yes'", "expected on, off or auto"});
 }
 
-TEST_CASE("TESSERA_LBM_SPECULATE: on / 1 turn it on, unset, auto, off / 0 leave it off, other values are refused",
+TEST_CASE("TESSERA_LBM_SPECULATE: on / 1 everywhere, odd the odd-step kernels, patch the wall path alone, unset, "
+          "auto, off / 0 none, other values are refused",
           "[lbm]") {
-  using tessera::lbm::detail::speculate_wanted;
+  using namespace tessera::lbm::detail;
+  const auto check = [](const char* v, Speculate m, bool even, bool odd) {
+    INFO("TESSERA_LBM_SPECULATE=" << (v ? v : "(unset)"));
+    unsetenv("TESSERA_LBM_SPECULATE");
+    if (v) setenv("TESSERA_LBM_SPECULATE", v, 1);
+    REQUIRE(speculate_mode() == m);
+    REQUIRE(speculate_wanted() == even);
+    REQUIRE(speculate_odd_wanted() == odd);
+  };
+  for (const char* v : {static_cast<const char*>(nullptr), "auto", "", "off", "0"}) check(v, Speculate::Off, false, false);
+  for (const char* v : {"on", "1"}) check(v, Speculate::On, true, true);
+  check("odd", Speculate::Odd, false, true);
+  check("patch", Speculate::Patch, false, false);
   unsetenv("TESSERA_LBM_SPECULATE");
-  REQUIRE_FALSE(speculate_wanted());
-  for (const char* v : {"auto", "", "off", "0"}) {
-    const tessera::test::ScopedEnv e("TESSERA_LBM_SPECULATE", v);
-    REQUIRE_FALSE(speculate_wanted());
-  }
-  for (const char* v : {"on", "1"}) {
-    const tessera::test::ScopedEnv e("TESSERA_LBM_SPECULATE", v);
-    REQUIRE(speculate_wanted());
-  }
-  tessera::test::check_knob_refused("TESSERA_LBM_SPECULATE", "yes", [] { speculate_wanted(); },
-                                    {"TESSERA_LBM_SPECULATE='yes'", "expected on, off or auto"});
+  tessera::test::check_knob_refused("TESSERA_LBM_SPECULATE", "yes", [] { speculate_mode(); },
+                                    {"TESSERA_LBM_SPECULATE='yes'", "expected on, odd, patch, off or auto"});
 }

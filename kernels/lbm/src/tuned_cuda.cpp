@@ -63,7 +63,6 @@ using detail::l2_prefetch_block;
 using detail::make_prefetch;
 using detail::Prefetch;
 using detail::l2hint_wanted;
-using detail::speculate_wanted;
 using detail::ld_pop;
 using detail::SlotPtrs;
 using detail::make_slot_ptrs;
@@ -136,11 +135,14 @@ __device__ inline void wall_links_from(const SlotPtrs<S>& sp, const uint8_t* __r
   }
 }
 
-template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool WU = false, bool SP = false>
+// SPM: 0 the default form; 1 the SP form; 2 its odd step's wall path without the speculation (the flag
+// first, then every fluid cell's streamed values and wall_links_from: TESSERA_LBM_SPECULATE=patch).
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool WU = false, int SPM = 0>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
                            Geom32 g, Prefetch pf, SlotPtrs<S> sp) {
-  static_assert(!(SP && WU), "the speculative loads and the one-pass wall warps are separate forms");
+  static_assert(!(SPM && WU), "the speculative loads and the one-pass wall warps are separate forms");
+  constexpr bool SP = SPM == 1, Gather = SPM != 0;
   using A = typename Storage<S>::Real;
   constexpr int Q = L::Q;
   const uint32_t i = blockIdx.x * uint32_t(BX) + threadIdx.x;
@@ -169,17 +171,17 @@ __global__ void __launch_bounds__(BX, MB)
   if (!odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(sp.p[q] + c)));
-  } else if (SP || free) {
+  } else if (Gather || free) {
     form_adr();
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) fq[q] = A(Storage<S>::load(ld_pop<H>(adr[q])));
   } else {
     aa_load<L, S, A>(f, flags, a.grid, true, c_walls, int64_t(c), fq);
   }
-  if constexpr (SP) {
+  if constexpr (SP)
     if (!is_fluid(fl)) return;
+  if constexpr (Gather)
     if (odd && !free) wall_links_from<L, S, A>(sp, flags, g, c, fq);
-  }
   collide_cell<L, K, A, KF>(a, int64_t(c), fq);
   if (!odd) {
     TESSERA_LBM_UNROLL
@@ -334,8 +336,11 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
         const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
         if constexpr (!KF && K == CollisionKind::BGK)
           if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) {
-            if (speculate_wanted())
-              stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
+            const detail::Speculate spm = detail::speculate_mode();
+            if (spm == detail::Speculate::On || spm == detail::Speculate::Odd)
+              stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, 1><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
+            else if (spm == detail::Speculate::Patch)
+              stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, 2><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             else if (wall_warp_uniform())
               stream_collide_tuned32<L, S, K, BX, MB, KF, true, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             else

@@ -86,15 +86,28 @@ inline bool l2hint_wanted(bool automatic) {
 }
 
 // Whether the force-free BGK kernels issue their population loads before the cells' flags have arrived
-// (the SP forms: the hinted one-cell kernel, the quad kernel's even steps in both forms, the pair
-// kernel; docs/performance.md, LBM item 32). TESSERA_LBM_SPECULATE: "on" / "1", "off" / "0", unset or
-// "auto": off (read per launch: benchmarks and tests switch it).
-inline bool speculate_wanted() {
+// (the SP forms: the hinted one-cell kernel, the quad kernel's even steps in both forms, the pair kernel;
+// docs/performance.md, LBM item 32). TESSERA_LBM_SPECULATE (read per launch: benchmarks and tests switch
+// it): "on" / "1" every SP form; "odd" the kernels of the odd steps only (the one-cell and the pair
+// kernel); "patch" none, but the one-cell kernel's odd step loads every fluid cell's streamed values and
+// then replaces a wall-adjacent cell's links from walls (its SP form's wall path, after the flag); "off" /
+// "0", unset or "auto": none.
+enum class Speculate { Off, On, Odd, Patch };
+inline Speculate speculate_mode() {
   const char* e = std::getenv("TESSERA_LBM_SPECULATE");
   const std::string v = e ? e : "";
-  if (v.empty() || v == "auto" || v == "off" || v == "0") return false;
-  if (v == "on" || v == "1") return true;
-  TESSERA_THROW("TESSERA_LBM_SPECULATE='" + v + "': expected on, off or auto (unset: auto)");
+  if (v.empty() || v == "auto" || v == "off" || v == "0") return Speculate::Off;
+  if (v == "on" || v == "1") return Speculate::On;
+  if (v == "odd") return Speculate::Odd;
+  if (v == "patch") return Speculate::Patch;
+  TESSERA_THROW("TESSERA_LBM_SPECULATE='" + v + "': expected on, odd, patch, off or auto (unset: auto, off)");
+}
+// Whether the quad kernel's even steps (both forms) speculate.
+inline bool speculate_wanted() { return speculate_mode() == Speculate::On; }
+// Whether the odd steps' pair kernel speculates.
+inline bool speculate_odd_wanted() {
+  const Speculate m = speculate_mode();
+  return m == Speculate::On || m == Speculate::Odd;
 }
 
 }  // namespace tessera::lbm::detail

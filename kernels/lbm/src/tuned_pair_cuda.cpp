@@ -446,7 +446,7 @@ void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGe
   const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
   if (force)
     stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
-  else if (K == CollisionKind::BGK && speculate_wanted())
+  else if (K == CollisionKind::BGK && speculate_odd_wanted())
     stream_collide_pair<L, S, K, BX, MB, M, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
   else
     stream_collide_pair<L, S, K, BX, MB, M, false><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
