@@ -2,6 +2,7 @@
 // the L2-hinted loads are chosen for, and whether the loads are issued ahead of the flags. The GPU tests
 // (test_tuned.cpp) require the same bits with either knob on and off.
 #include <cstdlib>
+#include <string>
 
 #include "catch_compat.hpp"
 
@@ -40,8 +41,8 @@ TEST_CASE("TESSERA_LBM_L2HINT: auto takes the caller's choice (fp16, D3Q27), on 
                                     {"TESSERA_LBM_L2HINT='yes'", "expected on, off or auto"});
 }
 
-TEST_CASE("TESSERA_LBM_SPECULATE: on / 1 everywhere, odd the odd-step kernels, patch the wall path alone, unset, "
-          "auto, off / 0 none, other values are refused",
+TEST_CASE("TESSERA_LBM_SPECULATE: on / 1 everywhere, odd the odd-step kernels, patch the wall path alone, off / 0 "
+          "none, unset or auto the caller's choice, other values are refused",
           "[lbm]") {
   using namespace tessera::lbm::detail;
   const auto check = [](const char* v, Speculate m, bool even, bool odd) {
@@ -49,6 +50,8 @@ TEST_CASE("TESSERA_LBM_SPECULATE: on / 1 everywhere, odd the odd-step kernels, p
     unsetenv("TESSERA_LBM_SPECULATE");
     if (v) setenv("TESSERA_LBM_SPECULATE", v, 1);
     REQUIRE(speculate_mode() == m);
+    REQUIRE(speculate_mode(Speculate::Patch) == (m == Speculate::Off && !(v && *v && std::string(v) != "auto")
+                                                    ? Speculate::Patch : m));  // auto: the caller's choice
     REQUIRE(speculate_wanted() == even);
     REQUIRE(speculate_odd_wanted() == odd);
   };

@@ -135,8 +135,9 @@ __device__ inline void wall_links_from(const SlotPtrs<S>& sp, const uint8_t* __r
   }
 }
 
-// SPM: 0 the default form; 1 the SP form; 2 its odd step's wall path without the speculation (the flag
-// first, then every fluid cell's streamed values and wall_links_from: TESSERA_LBM_SPECULATE=patch).
+// SPM: 0 the direct form; 1 the SP form; 2 its odd step's wall path without the speculation (the flag
+// first, then every fluid cell's streamed values and wall_links_from: TESSERA_LBM_SPECULATE=patch, the
+// default for D3Q27 with fp16 storage: the wall-adjacent cells' second pass through aa_load goes, LBM item 32).
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool WU = false, int SPM = 0>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
@@ -336,7 +337,8 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
         const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
         if constexpr (!KF && K == CollisionKind::BGK)
           if (l2hint_wanted(std::is_same_v<S, half_t> || L::Q == 27)) {
-            const detail::Speculate spm = detail::speculate_mode();
+            const detail::Speculate spm = detail::speculate_mode(
+                L::Q == 27 && std::is_same_v<S, half_t> ? detail::Speculate::Patch : detail::Speculate::Off);
             if (spm == detail::Speculate::On || spm == detail::Speculate::Odd)
               stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, 1><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             else if (spm == detail::Speculate::Patch)
