@@ -92,7 +92,7 @@ inline bool l2hint_wanted(bool automatic) {
 // kernel); "patch" none, but the one-cell kernel's odd step loads every fluid cell's streamed values and
 // then replaces a wall-adjacent cell's links from walls (its SP form's wall path, after the flag); "off" /
 // "0" none; unset or "auto": `automatic`, which the one-cell kernel's launcher sets to patch for D3Q27
-// with fp16 storage (measured: walled box +7-15 %, periodic +1.5 %; D3Q19 fp16 and D3Q27 fp32 lost up to
+// with fp16 storage (measured: walled box +6.5-15 %, periodic level; D3Q19 fp16 and D3Q27 fp32 lost up to
 // 2-4 % with it) and the others leave off.
 enum class Speculate { Off, On, Odd, Patch };
 inline Speculate speculate_mode(Speculate automatic = Speculate::Off) {
