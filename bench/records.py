@@ -35,7 +35,7 @@ def normalise(r):
     # rate the protocol counts (lbm: MLUPs/s x bytes per cell; weather and copy: GB/s). At the card's power
     # limit this is what a kernel must cut to go faster (docs/performance.md, "Energy per byte").
     if "bytes_per_s" not in r:
-        if r["benchmark"] == "lbm" and r.get("mlups") and r.get("bytes_per_cell"):
+        if r.get("benchmark") == "lbm" and r.get("mlups") and r.get("bytes_per_cell"):
             r["bytes_per_s"] = float(r["mlups"]) * 1e6 * float(r["bytes_per_cell"])
         elif r.get("GB_per_s"):
             r["bytes_per_s"] = float(r["GB_per_s"]) * 1e9
