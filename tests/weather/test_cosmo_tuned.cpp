@@ -77,15 +77,22 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   // with 4 and 8 warps per block; "auto" picks by size (strip5f8 for these grids).
   const std::string kernel = GENERATE(std::string("auto"), std::string("strip8"), std::string("strip16"),
                                       std::string("strip5f8"), std::string("strip6f8"), std::string("strip8f"),
-                                      std::string("strip8f8"), std::string("strip12f"), std::string("strip16f"));
+                                      std::string("strip8f8"), std::string("strip12f"), std::string("strip16f"),
+                                      std::string("strip4w4"), std::string("strip4w8"), std::string("strip5w4"),
+                                      std::string("strip5w8"), std::string("strip6w4"), std::string("strip6w8"),
+                                      std::string("strip8w4"), std::string("strip8w8"), std::string("strip12w4"));
   const ScopedEnv kv("TESSERA_HDIFF_KERNEL", kernel);
   const bool pdl = GENERATE(false, true);  // programmatic dependent launch after the uploads
   const ScopedEnv pv("TESSERA_HDIFF_PDL", pdl ? "1" : "0");
   // 75 x 37: partial warps in x (28 columns) and strips in y (37 = 2 x 16 + 5 = 4 x 8 + 5; blocks of four
   // strips with idle warps); 256 x 64: whole strips and blocks; 61 x 29 with ghost width 3 (the flat
-  // forms' warps straddle band rows of 67 positions).
+  // forms' warps straddle band rows of 67 positions). The wide forms (two columns per lane, w) need an
+  // even nx and ghost width: 74 x 37 and 62 x 29 with ghost width 4 (warps of 60 outputs straddling band
+  // rows of 78 and 70 positions, partial strips) and 256 x 64 run them; on 75 x 37 and 61 x 29 they take
+  // the one-column flat form of the same shape.
   for (const Grid& gr : {make_grid(75, 37, 1.0, 1.0, 2, 5), make_grid(256, 64, 1.0, 1.0, 2, 3),
-                         make_grid(61, 29, 1.0, 1.0, 3, 4)}) {
+                         make_grid(61, 29, 1.0, 1.0, 3, 4), make_grid(74, 37, 1.0, 1.0, 2, 5),
+                         make_grid(62, 29, 1.0, 1.0, 4, 3)}) {
     const size_t n3 = size_t(gr.size3());
     const auto in = random_with_ghosts(gr, kind, 200 + kind);
     const auto cf = random_field(n3, 0.0, 0.015, 300);

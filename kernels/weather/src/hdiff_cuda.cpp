@@ -26,6 +26,7 @@
 #if TESSERA_CUDA_COMPILER
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -100,6 +101,78 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
   }
 }
 
+// Two columns per lane ("wide" forms, `strip<R>w<kWarps>`): the flat form with each lane taking two
+// adjacent positions of a band row through 16-byte loads and stores, so a warp covers 64 positions and
+// outputs 60 (lanes 1 .. 30): the x halo read again from L2 falls from 4/28 to 4/60 of a warp's columns,
+// and a lane's addresses, bounds predicates and shuffles are shared by two points (the shuffles per point
+// halve: the west column's east neighbour is the lane's own east column). Needs 16-byte aligned pairs:
+// an even row pitch and an even ghost width (then every pair starts at an even index of an array that
+// cudaMalloc aligned); hdiff_cuda takes the one-column form otherwise. Each point's lap5, limit and
+// combine get the same arguments as in hdiff_strip (HdiffPoint), so the same bits.
+constexpr int kOutW = 60;  // outputs per warp along x, wide forms
+
+template <int R, int kWarps>
+__global__ void __launch_bounds__(32 * kWarps) hdiff_strip_wide(Grid G, const double* __restrict__ in,
+                                                                    const double* __restrict__ coeff, double coeff0,
+                                                                    double* __restrict__ out) {
+  const int lane = threadIdx.x;
+  const int sx = int(G.sx()), g = int(G.g);
+  const int v0 = (int(blockIdx.x) * kWarps + int(threadIdx.y)) * kOutW - 2 + g;  // lane 0's west position
+  const int v = v0 + 2 * lane, b = v / sx;
+  const int64_t i = v - b * sx - g;  // this lane's west column (its east column: i + 1)
+  const int64_t js = int64_t(b) * R, js0 = int64_t(v0 / sx) * R;
+  pdl_enter();
+  if (js0 >= G.ny) return;  // the whole warp
+  const int64_t je = js + R < G.ny ? js + R : G.ny;
+  const int64_t sx64 = sx, lvl = G.plane() * int64_t(blockIdx.y);
+  const bool col_ok = i < G.nx + 2 && js < G.ny;
+  const bool lane_out = lane >= 1 && lane <= kOutW / 2;
+  const bool ok0 = lane_out && i >= 0 && i < G.nx, ok1 = lane_out && i + 1 >= 0 && i + 1 < G.nx;
+  const int64_t base = lvl + G.idx(col_ok ? i : -G.g, col_ok ? js : 0);  // even: 16-byte aligned
+  constexpr unsigned all = 0xffffffffu;
+  auto east = [](double x) { return __shfl_down_sync(all, x, 1); };
+  auto west = [](double x) { return __shfl_up_sync(all, x, 1); };
+  double2 a[R + 4], cf[R];  // .x: the west column, .y: the east column
+#pragma unroll
+  for (int m = 0; m < R + 4; ++m)
+    a[m] = col_ok && js - 2 + m <= je + 1 ? __ldg(reinterpret_cast<const double2*>(in + base + sx64 * (m - 2)))
+                                          : make_double2(0.0, 0.0);
+#pragma unroll
+  for (int m = 0; m < R; ++m)
+    cf[m] = coeff ? ((ok0 || ok1) && js + m < je ? __ldg(reinterpret_cast<const double2*>(coeff + base + sx64 * m))
+                                                 : make_double2(0.0, 0.0))
+                  : make_double2(coeff0, coeff0);
+  // lap5(c, e, w, n, s) of both columns of row m: the west column's west neighbour is the west lane's
+  // east column, the east column's east neighbour the east lane's west column.
+  auto laps = [&](int m, double e1) {
+    return make_double2(HdiffPoint::lap5(a[m].x, a[m].y, west(a[m].y), a[m + 1].x, a[m - 1].x),
+                        HdiffPoint::lap5(a[m].y, e1, a[m].x, a[m + 1].y, a[m - 1].y));
+  };
+  const double2 lm1 = laps(1, east(a[1].x));
+  double e0 = east(a[2].x);  // in east of the east column, row js
+  double2 l0 = laps(2, e0);
+  double2 fs = make_double2(HdiffPoint::limit(lm1.x, l0.x, a[1].x, a[2].x), HdiffPoint::limit(lm1.y, l0.y, a[1].y, a[2].y));
+#pragma unroll
+  for (int m = 0; m < R; ++m) {  // output row js + m: in at a[m + 2]
+    const double e1 = east(a[m + 3].x);
+    const double2 l1 = laps(m + 3, e1);
+    const double fe0 = HdiffPoint::limit(l0.x, l0.y, a[m + 2].x, a[m + 2].y);
+    const double fe1 = HdiffPoint::limit(l0.y, east(l0.x), a[m + 2].y, e0);
+    const double fw0 = west(fe1);  // the west lane's east face: limit(l west, l0.x, in west, in)
+    const double2 fn = make_double2(HdiffPoint::limit(l0.x, l1.x, a[m + 2].x, a[m + 3].x),
+                                    HdiffPoint::limit(l0.y, l1.y, a[m + 2].y, a[m + 3].y));
+    if (js + m < je) {
+      const double o0 = HdiffPoint::combine(a[m + 2].x, fe0, fw0, fn.x, fs.x, cf[m].x);
+      const double o1 = HdiffPoint::combine(a[m + 2].y, fe1, fe0, fn.y, fs.y, cf[m].y);
+      double* p = out + base + sx64 * m;
+      if (ok0 && ok1) *reinterpret_cast<double2*>(p) = make_double2(o0, o1);
+      else if (ok0) p[0] = o0;
+      else if (ok1) p[1] = o1;
+    }
+    fs = fn, l0 = l1, e0 = e1;
+  }
+}
+
 template <int R, int kWarps, bool Flat>
 void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                   double* out) {
@@ -124,6 +197,28 @@ void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const 
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip");
 }
 
+// The wide forms (hdiff_strip_wide): the flat form's grid with 60 outputs per warp. Where the pairs would
+// not be 16-byte aligned (an odd nx or ghost width, or a field that does not start on 16 bytes) the
+// one-column flat form of the same shape runs.
+bool hdiff_wide_fits(const Grid& gr, const double* in, const double* coeff, const double* out) {
+  const auto a16 = [](const double* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  return gr.nx % 2 == 0 && gr.g % 2 == 0 && a16(in) && a16(coeff) && a16(out);
+}
+
+template <int R, int kWarps>
+void launch_wide(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
+                 double* out) {
+  if (!hdiff_wide_fits(gr, in, coeff, out)) return launch_strip<R, kWarps, true>(ex, gr, in, coeff, coeff0, out);
+  const int64_t strips = (gr.ny + R - 1) / R;
+  const int64_t last = (strips - 1) * gr.sx() + gr.nx - 1;  // the last output position
+  const int64_t warps = last / kOutW + 1;
+  TESSERA_REQUIRE(gr.plane() < (int64_t(1) << 31), "weather::hdiff_strip_wide: a level of over 2^31 points");
+  const dim3 grid(unsigned((warps + kWarps - 1) / kWarps), unsigned(gr.nz));
+  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip_wide<R, kWarps>, grid, dim3(32, kWarps), 0,
+                   static_cast<cudaStream_t>(ex.stream), gr, in, coeff, coeff0, out);
+  TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip_wide");
+}
+
 }  // namespace
 
 void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
@@ -143,7 +238,12 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
       {"strip8", launch_strip<8, 4, false>},   {"strip16", launch_strip<16, 4, false>},
       {"strip5f8", launch_strip<5, 8, true>},  {"strip6f8", launch_strip<6, 8, true>},
       {"strip8f", launch_strip<8, 4, true>},   {"strip8f8", launch_strip<8, 8, true>},
-      {"strip12f", launch_strip<12, 4, true>}, {"strip16f", launch_strip<16, 4, true>}};
+      {"strip12f", launch_strip<12, 4, true>}, {"strip16f", launch_strip<16, 4, true>},
+      {"strip4w4", launch_wide<4, 4>},         {"strip4w8", launch_wide<4, 8>},
+      {"strip5w4", launch_wide<5, 4>},         {"strip5w8", launch_wide<5, 8>},
+      {"strip6w4", launch_wide<6, 4>},         {"strip6w8", launch_wide<6, 8>},
+      {"strip8w4", launch_wide<8, 4>},         {"strip8w8", launch_wide<8, 8>},
+      {"strip12w4", launch_wide<12, 4>}};
   L launch = nullptr;
   if (kind == "auto") {
     const int64_t points = gr.nx * gr.ny * gr.nz;
