@@ -111,8 +111,8 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
 // combine get the same arguments as in hdiff_strip (HdiffPoint), so the same bits.
 constexpr int kOutW = 60;  // outputs per warp along x, wide forms
 
-template <int R, int kWarps>
-__global__ void __launch_bounds__(32 * kWarps) hdiff_strip_wide(Grid G, const double* __restrict__ in,
+template <int R, int kWarps, int kMinBlocks>
+__global__ void __launch_bounds__(32 * kWarps, kMinBlocks) hdiff_strip_wide(Grid G, const double* __restrict__ in,
                                                                     const double* __restrict__ coeff, double coeff0,
                                                                     double* __restrict__ out) {
   const int lane = threadIdx.x;
@@ -205,7 +205,7 @@ bool hdiff_wide_fits(const Grid& gr, const double* in, const double* coeff, cons
   return gr.nx % 2 == 0 && gr.g % 2 == 0 && a16(in) && a16(coeff) && a16(out);
 }
 
-template <int R, int kWarps>
+template <int R, int kWarps, int kMinBlocks = 0>
 void launch_wide(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                  double* out) {
   if (!hdiff_wide_fits(gr, in, coeff, out)) return launch_strip<R, kWarps, true>(ex, gr, in, coeff, coeff0, out);
@@ -214,7 +214,7 @@ void launch_wide(const exec::Exec& ex, const Grid& gr, const double* in, const d
   const int64_t warps = last / kOutW + 1;
   TESSERA_REQUIRE(gr.plane() < (int64_t(1) << 31), "weather::hdiff_strip_wide: a level of over 2^31 points");
   const dim3 grid(unsigned((warps + kWarps - 1) / kWarps), unsigned(gr.nz));
-  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip_wide<R, kWarps>, grid, dim3(32, kWarps), 0,
+  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip_wide<R, kWarps, kMinBlocks>, grid, dim3(32, kWarps), 0,
                    static_cast<cudaStream_t>(ex.stream), gr, in, coeff, coeff0, out);
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip_wide");
 }
@@ -239,18 +239,20 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
       {"strip5f8", launch_strip<5, 8, true>},  {"strip6f8", launch_strip<6, 8, true>},
       {"strip8f", launch_strip<8, 4, true>},   {"strip8f8", launch_strip<8, 8, true>},
       {"strip12f", launch_strip<12, 4, true>}, {"strip16f", launch_strip<16, 4, true>},
+      {"strip3w8", launch_wide<3, 8>},         {"strip4w8b4", launch_wide<4, 8, 4>},
       {"strip4w4", launch_wide<4, 4>},         {"strip4w8", launch_wide<4, 8>},
       {"strip5w4", launch_wide<5, 4>},         {"strip5w8", launch_wide<5, 8>},
       {"strip6w4", launch_wide<6, 4>},         {"strip6w8", launch_wide<6, 8>},
       {"strip8w4", launch_wide<8, 4>},         {"strip8w8", launch_wide<8, 8>},
       {"strip12w4", launch_wide<12, 4>}};
   L launch = nullptr;
-  if (kind == "auto") {
+  if (kind == "auto") {  // where the wide forms do not fit, the one-column shapes measured best before them
     const int64_t points = gr.nx * gr.ny * gr.nz;
+    const bool wide = hdiff_wide_fits(gr, in, coeff, out);
     launch = gr.plane() >= (int64_t(1) << 31) ? launch_strip<16, 4, false>
-             : points < (int64_t(1) << 23)    ? launch_strip<5, 8, true>
-             : points < (int64_t(1) << 25)    ? launch_strip<8, 8, true>
-                                              : launch_strip<12, 4, true>;
+             : points < (int64_t(1) << 23)    ? (wide ? launch_wide<4, 8> : launch_strip<5, 8, true>)
+             : points < (int64_t(1) << 25)    ? (wide ? launch_wide<6, 8> : launch_strip<8, 8, true>)
+                                              : (wide ? launch_wide<12, 4> : launch_strip<12, 4, true>);
   }
   for (const auto& [name, fn] : kinds)
     if (kind == name) launch = fn;
