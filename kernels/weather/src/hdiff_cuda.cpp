@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
 // combine get the same arguments as in hdiff_strip (HdiffPoint), so the same bits.
 constexpr int kOutW = 60;  // outputs per warp along x, wide forms
 
-template <int R, int kWarps, int kMinBlocks>
+template <int R, int kWarps, int kMinBlocks, bool kLean>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) hdiff_strip_wide(Grid G, const double* __restrict__ in,
                                                                     const double* __restrict__ coeff, double coeff0,
                                                                     double* __restrict__ out) {
@@ -129,19 +129,33 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) hdiff_strip_wide(Grid
   const bool lane_out = lane >= 1 && lane <= kOutW / 2;
   const bool ok0 = lane_out && i >= 0 && i < G.nx, ok1 = lane_out && i + 1 >= 0 && i + 1 < G.nx;
   const int64_t base = lvl + G.idx(col_ok ? i : -G.g, col_ok ? js : 0);  // even: 16-byte aligned
+  // kLean (measurement, `strip4w8l`): a lane whose strip is whole (every row of it and its halo inside the
+  // grid) loads without per-row bounds predicates, at 32-bit row offsets from one pointer per field.
+  const bool full = kLean && col_ok && js + R <= G.ny;
+  const int sx2 = sx / 2;  // the row pitch in pairs
   constexpr unsigned all = 0xffffffffu;
   auto east = [](double x) { return __shfl_down_sync(all, x, 1); };
   auto west = [](double x) { return __shfl_up_sync(all, x, 1); };
   double2 a[R + 4], cf[R];  // .x: the west column, .y: the east column
+  if (full) {
+    const double2* pin = reinterpret_cast<const double2*>(in + base);
 #pragma unroll
-  for (int m = 0; m < R + 4; ++m)
-    a[m] = col_ok && js - 2 + m <= je + 1 ? __ldg(reinterpret_cast<const double2*>(in + base + sx64 * (m - 2)))
-                                          : make_double2(0.0, 0.0);
+    for (int m = 0; m < R + 4; ++m) a[m] = __ldg(pin + (m - 2) * sx2);
+    const double2* pcf = reinterpret_cast<const double2*>(coeff + base);
 #pragma unroll
-  for (int m = 0; m < R; ++m)
-    cf[m] = coeff ? ((ok0 || ok1) && js + m < je ? __ldg(reinterpret_cast<const double2*>(coeff + base + sx64 * m))
-                                                 : make_double2(0.0, 0.0))
-                  : make_double2(coeff0, coeff0);
+    for (int m = 0; m < R; ++m)
+      cf[m] = coeff ? (ok0 || ok1 ? __ldg(pcf + m * sx2) : make_double2(0.0, 0.0)) : make_double2(coeff0, coeff0);
+  } else {
+#pragma unroll
+    for (int m = 0; m < R + 4; ++m)
+      a[m] = col_ok && js - 2 + m <= je + 1 ? __ldg(reinterpret_cast<const double2*>(in + base + sx64 * (m - 2)))
+                                            : make_double2(0.0, 0.0);
+#pragma unroll
+    for (int m = 0; m < R; ++m)
+      cf[m] = coeff ? ((ok0 || ok1) && js + m < je ? __ldg(reinterpret_cast<const double2*>(coeff + base + sx64 * m))
+                                                   : make_double2(0.0, 0.0))
+                    : make_double2(coeff0, coeff0);
+  }
   // lap5(c, e, w, n, s) of both columns of row m: the west column's west neighbour is the west lane's
   // east column, the east column's east neighbour the east lane's west column.
   auto laps = [&](int m, double e1) {
@@ -161,10 +175,10 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) hdiff_strip_wide(Grid
     const double fw0 = west(fe1);  // the west lane's east face: limit(l west, l0.x, in west, in)
     const double2 fn = make_double2(HdiffPoint::limit(l0.x, l1.x, a[m + 2].x, a[m + 3].x),
                                     HdiffPoint::limit(l0.y, l1.y, a[m + 2].y, a[m + 3].y));
-    if (js + m < je) {
+    if (full || js + m < je) {
       const double o0 = HdiffPoint::combine(a[m + 2].x, fe0, fw0, fn.x, fs.x, cf[m].x);
       const double o1 = HdiffPoint::combine(a[m + 2].y, fe1, fe0, fn.y, fs.y, cf[m].y);
-      double* p = out + base + sx64 * m;
+      double* p = kLean ? out + base + 2 * m * sx2 : out + base + sx64 * m;
       if (ok0 && ok1) *reinterpret_cast<double2*>(p) = make_double2(o0, o1);
       else if (ok0) p[0] = o0;
       else if (ok1) p[1] = o1;
@@ -205,7 +219,7 @@ bool hdiff_wide_fits(const Grid& gr, const double* in, const double* coeff, cons
   return gr.nx % 2 == 0 && gr.g % 2 == 0 && a16(in) && a16(coeff) && a16(out);
 }
 
-template <int R, int kWarps, int kMinBlocks = 0>
+template <int R, int kWarps, int kMinBlocks = 0, bool kLean = false>
 void launch_wide(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                  double* out) {
   if (!hdiff_wide_fits(gr, in, coeff, out)) return launch_strip<R, kWarps, true>(ex, gr, in, coeff, coeff0, out);
@@ -214,7 +228,7 @@ void launch_wide(const exec::Exec& ex, const Grid& gr, const double* in, const d
   const int64_t warps = last / kOutW + 1;
   TESSERA_REQUIRE(gr.plane() < (int64_t(1) << 31), "weather::hdiff_strip_wide: a level of over 2^31 points");
   const dim3 grid(unsigned((warps + kWarps - 1) / kWarps), unsigned(gr.nz));
-  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip_wide<R, kWarps, kMinBlocks>, grid, dim3(32, kWarps), 0,
+  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip_wide<R, kWarps, kMinBlocks, kLean>, grid, dim3(32, kWarps), 0,
                    static_cast<cudaStream_t>(ex.stream), gr, in, coeff, coeff0, out);
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip_wide");
 }
@@ -240,6 +254,7 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
       {"strip8f", launch_strip<8, 4, true>},   {"strip8f8", launch_strip<8, 8, true>},
       {"strip12f", launch_strip<12, 4, true>}, {"strip16f", launch_strip<16, 4, true>},
       {"strip3w8", launch_wide<3, 8>},         {"strip4w8b4", launch_wide<4, 8, 4>},
+      {"strip4w8l", launch_wide<4, 8, 3, true>}, {"strip4w12", launch_wide<4, 12>},
       {"strip4w4", launch_wide<4, 4>},         {"strip4w8", launch_wide<4, 8>},
       {"strip5w4", launch_wide<5, 4>},         {"strip5w8", launch_wide<5, 8>},
       {"strip6w4", launch_wide<6, 4>},         {"strip6w8", launch_wide<6, 8>},
