@@ -19,6 +19,11 @@
 // Those are burst figures (the benchmark protocol before 2026-12-04). In the sustained state (the card at
 // its 700 W limit, SM clock ~1,400 MHz) the kernel is clock-bound: 0.72 / 0.79 / 0.84, and 0.78-0.80 /
 // 0.87-0.89 / 0.93-0.94 since each face's flux is evaluated once (43c401d; docs/performance.md).
+// The defaults since 2026-12-04 where nx and the ghost width are even are the wide forms (hdiff_strip_wide:
+// two columns per lane, 16-byte loads, 60 outputs per warp): the earlier two-column attempt above was a
+// marching form and evaluated the points differently; these give the same bits as the one-column strips
+// and take 27-32 % fewer instructions per point, which is what the power limit rewards (+6-9 % sustained at
+// 256^2 x 80, see hdiff_cuda below).
 // The point formulas are HdiffPoint's static functions, so results are bit-identical to hdiff_portable
 // on the device (tests/weather/test_cosmo_tuned.cpp).
 #include "cosmo_cuda.hpp"
@@ -111,16 +116,22 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
 // combine get the same arguments as in hdiff_strip (HdiffPoint), so the same bits.
 constexpr int kOutW = 60;  // outputs per warp along x, wide forms
 
-template <int R, int kWarps, int kMinBlocks, bool kLean>
+template <int R, int kWarps, bool kPair, int kMinBlocks>
 __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) hdiff_strip_wide(Grid G, const double* __restrict__ in,
                                                                     const double* __restrict__ coeff, double coeff0,
                                                                     double* __restrict__ out) {
   const int lane = threadIdx.x;
   const int sx = int(G.sx()), g = int(G.g);
-  const int v0 = (int(blockIdx.x) * kWarps + int(threadIdx.y)) * kOutW - 2 + g;  // lane 0's west position
-  const int v = v0 + 2 * lane, b = v / sx;
-  const int64_t i = v - b * sx - g;  // this lane's west column (its east column: i + 1)
-  const int64_t js = int64_t(b) * R, js0 = int64_t(v0 / sx) * R;
+  // kPair (measurement, `strip4w8p` (registers capped at strip4w8's 80: 3 blocks per multiprocessor),
+  // `strip6w8p`): the block's first kWarps / 2 warps take a run of positions of band 2p,
+  // the others the same positions of band 2p + 1, so that the four rows the two bands' strips share
+  // (halos) are read by one multiprocessor; else kWarps consecutive runs of one sequence (flat).
+  constexpr int kRun = kPair ? kWarps / 2 : kWarps;
+  const int half = kPair ? int(threadIdx.y) / kRun : 0;
+  const int v0 = (int(blockIdx.x) * kRun + int(threadIdx.y) % kRun) * kOutW - 2 + g;  // lane 0's west position
+  const int v = v0 + 2 * lane, r = v / sx;  // r: the band (the band pair with kPair)
+  const int64_t i = v - r * sx - g;  // this lane's west column (its east column: i + 1)
+  const int64_t js = (int64_t(r) * (kPair ? 2 : 1) + half) * R, js0 = (int64_t(v0 / sx) * (kPair ? 2 : 1) + half) * R;
   pdl_enter();
   if (js0 >= G.ny) return;  // the whole warp
   const int64_t je = js + R < G.ny ? js + R : G.ny;
@@ -129,33 +140,19 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) hdiff_strip_wide(Grid
   const bool lane_out = lane >= 1 && lane <= kOutW / 2;
   const bool ok0 = lane_out && i >= 0 && i < G.nx, ok1 = lane_out && i + 1 >= 0 && i + 1 < G.nx;
   const int64_t base = lvl + G.idx(col_ok ? i : -G.g, col_ok ? js : 0);  // even: 16-byte aligned
-  // kLean (measurement, `strip4w8l`): a lane whose strip is whole (every row of it and its halo inside the
-  // grid) loads without per-row bounds predicates, at 32-bit row offsets from one pointer per field.
-  const bool full = kLean && col_ok && js + R <= G.ny;
-  const int sx2 = sx / 2;  // the row pitch in pairs
   constexpr unsigned all = 0xffffffffu;
   auto east = [](double x) { return __shfl_down_sync(all, x, 1); };
   auto west = [](double x) { return __shfl_up_sync(all, x, 1); };
   double2 a[R + 4], cf[R];  // .x: the west column, .y: the east column
-  if (full) {
-    const double2* pin = reinterpret_cast<const double2*>(in + base);
 #pragma unroll
-    for (int m = 0; m < R + 4; ++m) a[m] = __ldg(pin + (m - 2) * sx2);
-    const double2* pcf = reinterpret_cast<const double2*>(coeff + base);
+  for (int m = 0; m < R + 4; ++m)
+    a[m] = col_ok && js - 2 + m <= je + 1 ? __ldg(reinterpret_cast<const double2*>(in + base + sx64 * (m - 2)))
+                                          : make_double2(0.0, 0.0);
 #pragma unroll
-    for (int m = 0; m < R; ++m)
-      cf[m] = coeff ? (ok0 || ok1 ? __ldg(pcf + m * sx2) : make_double2(0.0, 0.0)) : make_double2(coeff0, coeff0);
-  } else {
-#pragma unroll
-    for (int m = 0; m < R + 4; ++m)
-      a[m] = col_ok && js - 2 + m <= je + 1 ? __ldg(reinterpret_cast<const double2*>(in + base + sx64 * (m - 2)))
-                                            : make_double2(0.0, 0.0);
-#pragma unroll
-    for (int m = 0; m < R; ++m)
-      cf[m] = coeff ? ((ok0 || ok1) && js + m < je ? __ldg(reinterpret_cast<const double2*>(coeff + base + sx64 * m))
-                                                   : make_double2(0.0, 0.0))
-                    : make_double2(coeff0, coeff0);
-  }
+  for (int m = 0; m < R; ++m)
+    cf[m] = coeff ? ((ok0 || ok1) && js + m < je ? __ldg(reinterpret_cast<const double2*>(coeff + base + sx64 * m))
+                                                 : make_double2(0.0, 0.0))
+                  : make_double2(coeff0, coeff0);
   // lap5(c, e, w, n, s) of both columns of row m: the west column's west neighbour is the west lane's
   // east column, the east column's east neighbour the east lane's west column.
   auto laps = [&](int m, double e1) {
@@ -175,10 +172,10 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks) hdiff_strip_wide(Grid
     const double fw0 = west(fe1);  // the west lane's east face: limit(l west, l0.x, in west, in)
     const double2 fn = make_double2(HdiffPoint::limit(l0.x, l1.x, a[m + 2].x, a[m + 3].x),
                                     HdiffPoint::limit(l0.y, l1.y, a[m + 2].y, a[m + 3].y));
-    if (full || js + m < je) {
+    if (js + m < je) {
       const double o0 = HdiffPoint::combine(a[m + 2].x, fe0, fw0, fn.x, fs.x, cf[m].x);
       const double o1 = HdiffPoint::combine(a[m + 2].y, fe1, fe0, fn.y, fs.y, cf[m].y);
-      double* p = kLean ? out + base + 2 * m * sx2 : out + base + sx64 * m;
+      double* p = out + base + sx64 * m;
       if (ok0 && ok1) *reinterpret_cast<double2*>(p) = make_double2(o0, o1);
       else if (ok0) p[0] = o0;
       else if (ok1) p[1] = o1;
@@ -219,16 +216,16 @@ bool hdiff_wide_fits(const Grid& gr, const double* in, const double* coeff, cons
   return gr.nx % 2 == 0 && gr.g % 2 == 0 && a16(in) && a16(coeff) && a16(out);
 }
 
-template <int R, int kWarps, int kMinBlocks = 0, bool kLean = false>
+template <int R, int kWarps, bool kPair = false, int kMinBlocks = 0>
 void launch_wide(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                  double* out) {
   if (!hdiff_wide_fits(gr, in, coeff, out)) return launch_strip<R, kWarps, true>(ex, gr, in, coeff, coeff0, out);
-  const int64_t strips = (gr.ny + R - 1) / R;
-  const int64_t last = (strips - 1) * gr.sx() + gr.nx - 1;  // the last output position
-  const int64_t warps = last / kOutW + 1;
+  const int64_t strips = (gr.ny + R - 1) / R, runs = kPair ? (strips + 1) / 2 : strips;  // band (pair) rows
+  const int64_t last = (runs - 1) * gr.sx() + gr.nx - 1;  // the last output position of the sequence
+  const int64_t warps = last / kOutW + 1, per_block = kPair ? kWarps / 2 : kWarps;
   TESSERA_REQUIRE(gr.plane() < (int64_t(1) << 31), "weather::hdiff_strip_wide: a level of over 2^31 points");
-  const dim3 grid(unsigned((warps + kWarps - 1) / kWarps), unsigned(gr.nz));
-  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip_wide<R, kWarps, kMinBlocks, kLean>, grid, dim3(32, kWarps), 0,
+  const dim3 grid(unsigned((warps + per_block - 1) / per_block), unsigned(gr.nz));
+  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip_wide<R, kWarps, kPair, kMinBlocks>, grid, dim3(32, kWarps), 0,
                    static_cast<cudaStream_t>(ex.stream), gr, in, coeff, coeff0, out);
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip_wide");
 }
@@ -240,11 +237,15 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
   TESSERA_REQUIRE(gr.g >= 2, "horizontal diffusion needs ghost width >= 2");
   TESSERA_REQUIRE(gr.nz <= 65535, "weather::hdiff_strip: at most 65535 levels per rank (one grid row per level)");
   if (gr.nx <= 0 || gr.ny <= 0 || gr.nz <= 0) return;
-  // The shape by size (measured, docs/performance.md): flat strips of 5 rows in blocks of 8 warps below
-  // 2^23 points (many short-lived warps: at 256^2 x 80 the launch is a few waves), of 8 rows below 2^25,
-  // of 12 rows in blocks of 4 warps above (fewer y-halo rows read again from L2). Levels of 2^31 points
-  // or more (32-bit positions in the flat forms) take the x-chunk form. TESSERA_HDIFF_KERNEL names one
-  // (read per call: benchmarks and tests switch it).
+  // The shape by size (measured sustained on an H200, docs/performance.md, "COSMO stencils"): the wide
+  // forms where they fit, strips of 4 rows in blocks of 8 warps below 2^23 points (many short-lived warps:
+  // at 256^2 x 80 the launch is several waves; 0.816-0.860 of copy in three calls against 0.763-0.792
+  // for the one-column strip5f8 in the same calls), of 6 rows below 2^25 (0.846-0.863 at 512^2, level
+  // with strip8f8), of 12 rows in blocks of 4 warps above (fewer y-halo rows read again from L2;
+  // 0.909-0.953 at 1024^2 against 0.885-0.914 for strip12f). Where they do not fit, the one-column flat
+  // shapes that were the defaults before (strip5f8, strip8f8, strip12f). Levels of 2^31 points or more
+  // (32-bit positions in the flat forms) take the x-chunk form. TESSERA_HDIFF_KERNEL names one (read per
+  // call: benchmarks and tests switch it).
   const char* e = std::getenv("TESSERA_HDIFF_KERNEL");
   const std::string kind = e && *e ? e : "auto";
   using L = void (*)(const exec::Exec&, const Grid&, const double*, const double*, double, double*);
@@ -253,8 +254,8 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
       {"strip5f8", launch_strip<5, 8, true>},  {"strip6f8", launch_strip<6, 8, true>},
       {"strip8f", launch_strip<8, 4, true>},   {"strip8f8", launch_strip<8, 8, true>},
       {"strip12f", launch_strip<12, 4, true>}, {"strip16f", launch_strip<16, 4, true>},
-      {"strip3w8", launch_wide<3, 8>},         {"strip4w8b4", launch_wide<4, 8, 4>},
-      {"strip4w8l", launch_wide<4, 8, 3, true>}, {"strip4w12", launch_wide<4, 12>},
+      {"strip3w8", launch_wide<3, 8>},         {"strip4w8p", launch_wide<4, 8, true, 3>},
+      {"strip6w8p", launch_wide<6, 8, true>},
       {"strip4w4", launch_wide<4, 4>},         {"strip4w8", launch_wide<4, 8>},
       {"strip5w4", launch_wide<5, 4>},         {"strip5w8", launch_wide<5, 8>},
       {"strip6w4", launch_wide<6, 4>},         {"strip6w8", launch_wide<6, 8>},
