@@ -239,10 +239,10 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
   if (gr.nx <= 0 || gr.ny <= 0 || gr.nz <= 0) return;
   // The shape by size (measured sustained on an H200, docs/performance.md, "COSMO stencils"): the wide
   // forms where they fit, strips of 4 rows in blocks of 8 warps below 2^23 points (many short-lived warps:
-  // at 256^2 x 80 the launch is several waves; 0.816-0.860 of copy in three calls against 0.763-0.792
-  // for the one-column strip5f8 in the same calls), of 6 rows below 2^25 (0.846-0.863 at 512^2, level
-  // with strip8f8), of 12 rows in blocks of 4 warps above (fewer y-halo rows read again from L2;
-  // 0.909-0.953 at 1024^2 against 0.885-0.914 for strip12f). Where they do not fit, the one-column flat
+  // at 256^2 x 80 the launch is several waves; 0.816-0.860 of copy in four calls against 0.750-0.792
+  // for the one-column strip5f8 in the same calls), of 6 rows below 2^25 (0.846-0.877 at 512^2 against
+  // 0.845-0.855 for strip8f8), of 12 rows in blocks of 4 warps above (fewer y-halo rows read again from L2;
+  // 0.894-0.953 at 1024^2 against 0.885-0.917 for strip12f). Where they do not fit, the one-column flat
   // shapes that were the defaults before (strip5f8, strip8f8, strip12f). Levels of 2^31 points or more
   // (32-bit positions in the flat forms) take the x-chunk form. TESSERA_HDIFF_KERNEL names one (read per
   // call: benchmarks and tests switch it).
