@@ -73,8 +73,9 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   TESSERA_GPU_TEST();
   const int kind = GENERATE(0, 1, 2, 3);
   const bool field = GENERATE(true, false);
-  // Every shape: strips of 8 and 16 rows by x chunks, and strips of 5 to 16 rows over the band rows (f)
-  // with 4 and 8 warps per block; "auto" picks by size (strip5f8 for these grids).
+  // Every shape: strips of 8 and 16 rows by x chunks, strips of 5 to 16 rows over the band rows (f) with
+  // 4 and 8 warps per block, and the two-point forms (w; p: two bands per block) of 3 to 12 rows; "auto"
+  // picks by size (strip4w8 for these grids where nx and the ghost width are even, else strip5f8).
   const std::string kernel = GENERATE(std::string("auto"), std::string("strip8"), std::string("strip16"),
                                       std::string("strip5f8"), std::string("strip6f8"), std::string("strip8f"),
                                       std::string("strip8f8"), std::string("strip12f"), std::string("strip16f"),

@@ -10,10 +10,11 @@
 
 namespace tessera::weather::detail {
 
-// A warp per 28 outputs and a strip of 5, 8 or 12 rows (by size) loaded into registers at once: the
-// Laplacian, the limited fluxes and the update in one kernel, neighbours through shuffles and registers;
-// warps cut from the sequence of the strips' first rows (hdiff_cuda.cpp). TESSERA_HDIFF_KERNEL names a
-// shape and overrides the size rule.
+// A warp per 60 outputs (two points per lane; 28 outputs of one point per lane where nx or the ghost width
+// is odd) and a strip of 4, 6 or 12 rows (by size) loaded into registers at once: the Laplacian, the
+// limited fluxes and the update in one kernel, neighbours through shuffles and registers; warps cut from
+// the sequence of the strips' first rows (hdiff_cuda.cpp). TESSERA_HDIFF_KERNEL names a shape and
+// overrides the size rule.
 void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                 double* out);
 
