@@ -249,16 +249,17 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_quad_staged(S* __restri
     for (uint32_t j = 0; j < kQuads; ++j) m |= uint32_t(s_up[ch * kQuads + j]) << (4u * j);
     return m;
   };
-  if constexpr (SP) {
-  } else if constexpr (W) {
-    __syncthreads();  // the masks
-    for (uint32_t i = tid; i < uint32_t(Q) * kChunks; i += BX) {
-      const uint32_t q = i / kChunks, ch = i - q * kChunks;
-      if (chunk_mask(ch) != 0u) staged_copy16<H>(sv + q * kSpan + ch * kV, slot(f, q, n) + (span0 + ch * kV));  // q known at run time
+  if constexpr (!SP) {  // (the SP form issued its copies above, before the flags)
+    if constexpr (W) {
+      __syncthreads();  // the masks
+      for (uint32_t i = tid; i < uint32_t(Q) * kChunks; i += BX) {
+        const uint32_t q = i / kChunks, ch = i - q * kChunks;
+        if (chunk_mask(ch) != 0u) staged_copy16<H>(sv + q * kSpan + ch * kV, slot(f, q, n) + (span0 + ch * kV));  // q known at run time
+      }
+    } else if (up4 != 0u) {
+      TESSERA_LBM_UNROLL
+      for (int q = 0; q < Q; ++q) staged_copy<S, H>(sv + uint32_t(q) * kSpan + 4u * tid, sp.p[q] + c);
     }
-  } else if (up4 != 0u) {
-    TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) staged_copy<S, H>(sv + uint32_t(q) * kSpan + 4u * tid, sp.p[q] + c);
   }
   asm volatile("cp.async.commit_group;\n" ::: "memory");
   asm volatile("cp.async.wait_group 0;\n" ::: "memory");
