@@ -22,7 +22,7 @@
 // The defaults since 2026-12-04 where nx and the ghost width are even are the wide forms (hdiff_strip_wide:
 // two columns per lane, 16-byte loads, 60 outputs per warp): the earlier two-column attempt above was a
 // marching form and evaluated the points differently; these give the same bits as the one-column strips
-// and take 27-32 % fewer instructions per point, which is what the power limit rewards (+6-9 % sustained at
+// and take 25-30 % fewer instructions per point, which is what the power limit rewards (+6-9 % sustained at
 // 256^2 x 80, see hdiff_cuda below).
 // The point formulas are HdiffPoint's static functions, so results are bit-identical to hdiff_portable
 // on the device (tests/weather/test_cosmo_tuned.cpp).
