@@ -116,22 +116,16 @@ __global__ void __launch_bounds__(32 * kWarps) hdiff_strip(Grid G, const double*
 // combine get the same arguments as in hdiff_strip (HdiffPoint), so the same bits.
 constexpr int kOutW = 60;  // outputs per warp along x, wide forms
 
-template <int R, int kWarps, bool kPair, int kMinBlocks>
-__global__ void __launch_bounds__(32 * kWarps, kMinBlocks) hdiff_strip_wide(Grid G, const double* __restrict__ in,
+template <int R, int kWarps>
+__global__ void __launch_bounds__(32 * kWarps) hdiff_strip_wide(Grid G, const double* __restrict__ in,
                                                                     const double* __restrict__ coeff, double coeff0,
                                                                     double* __restrict__ out) {
   const int lane = threadIdx.x;
   const int sx = int(G.sx()), g = int(G.g);
-  // kPair (measurement, `strip4w8p` (registers capped at strip4w8's 80: 3 blocks per multiprocessor),
-  // `strip6w8p`): the block's first kWarps / 2 warps take a run of positions of band 2p,
-  // the others the same positions of band 2p + 1, so that the four rows the two bands' strips share
-  // (halos) are read by one multiprocessor; else kWarps consecutive runs of one sequence (flat).
-  constexpr int kRun = kPair ? kWarps / 2 : kWarps;
-  const int half = kPair ? int(threadIdx.y) / kRun : 0;
-  const int v0 = (int(blockIdx.x) * kRun + int(threadIdx.y) % kRun) * kOutW - 2 + g;  // lane 0's west position
-  const int v = v0 + 2 * lane, r = v / sx;  // r: the band (the band pair with kPair)
-  const int64_t i = v - r * sx - g;  // this lane's west column (its east column: i + 1)
-  const int64_t js = (int64_t(r) * (kPair ? 2 : 1) + half) * R, js0 = (int64_t(v0 / sx) * (kPair ? 2 : 1) + half) * R;
+  const int v0 = (int(blockIdx.x) * kWarps + int(threadIdx.y)) * kOutW - 2 + g;  // lane 0's west position
+  const int v = v0 + 2 * lane, b = v / sx;  // b: the band
+  const int64_t i = v - b * sx - g;  // this lane's west column (its east column: i + 1)
+  const int64_t js = int64_t(b) * R, js0 = int64_t(v0 / sx) * R;
   pdl_enter();
   if (js0 >= G.ny) return;  // the whole warp
   const int64_t je = js + R < G.ny ? js + R : G.ny;
@@ -216,16 +210,16 @@ bool hdiff_wide_fits(const Grid& gr, const double* in, const double* coeff, cons
   return gr.nx % 2 == 0 && gr.g % 2 == 0 && a16(in) && a16(coeff) && a16(out);
 }
 
-template <int R, int kWarps, bool kPair = false, int kMinBlocks = 0>
+template <int R, int kWarps>
 void launch_wide(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                  double* out) {
   if (!hdiff_wide_fits(gr, in, coeff, out)) return launch_strip<R, kWarps, true>(ex, gr, in, coeff, coeff0, out);
-  const int64_t strips = (gr.ny + R - 1) / R, runs = kPair ? (strips + 1) / 2 : strips;  // band (pair) rows
-  const int64_t last = (runs - 1) * gr.sx() + gr.nx - 1;  // the last output position of the sequence
-  const int64_t warps = last / kOutW + 1, per_block = kPair ? kWarps / 2 : kWarps;
+  const int64_t strips = (gr.ny + R - 1) / R;
+  const int64_t last = (strips - 1) * gr.sx() + gr.nx - 1;  // the last output position of the sequence
+  const int64_t warps = last / kOutW + 1;
   TESSERA_REQUIRE(gr.plane() < (int64_t(1) << 31), "weather::hdiff_strip_wide: a level of over 2^31 points");
-  const dim3 grid(unsigned((warps + per_block - 1) / per_block), unsigned(gr.nz));
-  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip_wide<R, kWarps, kPair, kMinBlocks>, grid, dim3(32, kWarps), 0,
+  const dim3 grid(unsigned((warps + kWarps - 1) / kWarps), unsigned(gr.nz));
+  launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip_wide<R, kWarps>, grid, dim3(32, kWarps), 0,
                    static_cast<cudaStream_t>(ex.stream), gr, in, coeff, coeff0, out);
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip_wide");
 }
@@ -254,13 +248,10 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
       {"strip5f8", launch_strip<5, 8, true>},  {"strip6f8", launch_strip<6, 8, true>},
       {"strip8f", launch_strip<8, 4, true>},   {"strip8f8", launch_strip<8, 8, true>},
       {"strip12f", launch_strip<12, 4, true>}, {"strip16f", launch_strip<16, 4, true>},
-      {"strip3w8", launch_wide<3, 8>},         {"strip4w8p", launch_wide<4, 8, true, 3>},
-      {"strip6w8p", launch_wide<6, 8, true>},
-      {"strip4w4", launch_wide<4, 4>},         {"strip4w8", launch_wide<4, 8>},
-      {"strip5w4", launch_wide<5, 4>},         {"strip5w8", launch_wide<5, 8>},
-      {"strip6w4", launch_wide<6, 4>},         {"strip6w8", launch_wide<6, 8>},
-      {"strip8w4", launch_wide<8, 4>},         {"strip8w8", launch_wide<8, 8>},
-      {"strip12w4", launch_wide<12, 4>}};
+      {"strip3w8", launch_wide<3, 8>},         {"strip4w4", launch_wide<4, 4>},
+      {"strip4w8", launch_wide<4, 8>},         {"strip5w4", launch_wide<5, 4>},
+      {"strip5w8", launch_wide<5, 8>},         {"strip6w4", launch_wide<6, 4>},
+      {"strip6w8", launch_wide<6, 8>},         {"strip12w4", launch_wide<12, 4>}};
   L launch = nullptr;
   if (kind == "auto") {  // where the wide forms do not fit, the one-column shapes measured best before them
     const int64_t points = gr.nx * gr.ny * gr.nz;
