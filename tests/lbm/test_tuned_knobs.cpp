@@ -1,6 +1,6 @@
 // The tuned LBM kernels' load knobs (kernels/lbm/src/tuned_ld_hint.hpp), parsed on the host: which storage
 // the L2-hinted loads are chosen for, and whether the loads are issued ahead of the flags. The GPU tests
-// (test_tuned.cpp) require the same bits with either knob on and off.
+// (test_tuned.cpp) require the same bits with either knob on and off. Also TESSERA_LBM_WALL_STAGE (lattice_ops.hpp).
 #include <cstdlib>
 #include <string>
 
@@ -62,4 +62,26 @@ TEST_CASE("TESSERA_LBM_SPECULATE: on / 1 everywhere, odd the odd-step kernels, p
   unsetenv("TESSERA_LBM_SPECULATE");
   tessera::test::check_knob_refused("TESSERA_LBM_SPECULATE", "yes", [] { speculate_mode(); },
                                     {"TESSERA_LBM_SPECULATE='yes'", "expected on, odd, patch, off or auto"});
+}
+
+namespace tessera::lbm::detail {
+bool wall_stage_wanted();  // kernels/lbm/src/lattice_ops.hpp
+}
+
+TEST_CASE("TESSERA_LBM_WALL_STAGE: unset or on stages the wall links of odd steps, off does not, other values are "
+          "refused",
+          "[lbm]") {
+  using tessera::lbm::detail::wall_stage_wanted;
+  unsetenv("TESSERA_LBM_WALL_STAGE");
+  REQUIRE(wall_stage_wanted());
+  for (const char* v : {"on", ""}) {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_WALL_STAGE", v);
+    REQUIRE(wall_stage_wanted());
+  }
+  {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_WALL_STAGE", "off");
+    REQUIRE_FALSE(wall_stage_wanted());
+  }
+  tessera::test::check_knob_refused("TESSERA_LBM_WALL_STAGE", "0", [] { wall_stage_wanted(); },
+                                    {"TESSERA_LBM_WALL_STAGE='0'", "expected on (the default) or off"});
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "lattice_ops.hpp"
+#include "wall_stage.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::lbm {
@@ -223,12 +224,59 @@ void mark_no_wall_neighbour(const GridLayout& g, std::vector<uint8_t>& fl) {
 void write_flags(LatticeState& s, const std::vector<uint8_t>& flags) {
   TESSERA_REQUIRE(flags.size() == std::size_t(s.grid().cells()), "write_flags: expected one flag per padded cell");
   std::vector<uint8_t> marked = flags;
+  for (auto& f : marked) f = uint8_t(f & ~kWallStaged);  // set only within a tuned odd step
   switch (s.lattice()) {
     case LatticeKind::D2Q9: mark_no_wall_neighbour<D2Q9>(s.grid(), marked); break;
     case LatticeKind::D3Q19: mark_no_wall_neighbour<D3Q19>(s.grid(), marked); break;
     case LatticeKind::D3Q27: mark_no_wall_neighbour<D3Q27>(s.grid(), marked); break;
   }
   copy_n(s.flags(), s.memkind(), marked.data(), MemKind::Host, marked.size());
+  s.flags_written();
 }
+
+namespace detail {
+namespace {
+template <class L>
+std::vector<StageLink> stage_links_t(const GridLayout& g, const std::vector<uint8_t>& fl, std::size_t max_links) {
+  // Planes in parallel, each into its own list, joined in order (cell order overall).
+  std::vector<std::vector<StageLink>> per(std::size_t(g.nz));
+  std::size_t total = 0;
+#pragma omp parallel for schedule(static) reduction(+ : total)
+  for (int64_t k = 0; k < g.nz; ++k) {
+    auto& out = per[std::size_t(k)];
+    for (int64_t j = 0; j < g.ny; ++j)
+      for (int64_t i = 0; i < g.nx; ++i) {
+        const int64_t c = g.cell(i, j, k);
+        const uint8_t f = fl[std::size_t(c)];
+        if (flag_kind(f) != kFluid || (f & kStreamFree)) continue;
+        bool first = true;
+        for (int q = 1; q < L::Q; ++q) {
+          const uint8_t w = fl[std::size_t(c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2)))];
+          if (flag_kind(w) != kWall) continue;
+          out.push_back(StageLink::make(c, f, first, flag_wall_id(w), q));
+          first = false;
+        }
+      }
+    total += out.size();
+  }
+  std::vector<StageLink> all;
+  if (total > max_links) return all;
+  all.reserve(total);
+  for (auto& v : per) all.insert(all.end(), v.begin(), v.end());
+  return all;
+}
+}  // namespace
+
+std::vector<StageLink> stage_links(LatticeKind lattice, const GridLayout& g, const std::vector<uint8_t>& flags,
+                                   std::size_t max_links) {
+  TESSERA_REQUIRE(flags.size() == std::size_t(g.cells()), "stage_links: expected one flag per padded cell");
+  switch (lattice) {
+    case LatticeKind::D2Q9: return stage_links_t<D2Q9>(g, flags, max_links);
+    case LatticeKind::D3Q19: return stage_links_t<D3Q19>(g, flags, max_links);
+    case LatticeKind::D3Q27: return stage_links_t<D3Q27>(g, flags, max_links);
+  }
+  return {};
+}
+}  // namespace detail
 
 }  // namespace tessera::lbm

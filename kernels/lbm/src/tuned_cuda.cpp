@@ -8,6 +8,7 @@
 #include "lattice_ops.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/lbm/lattice_state.hpp"
+#include "wall_stage.hpp"
 
 #include <cstdlib>
 #include <string>
@@ -131,7 +132,8 @@ __device__ inline void wall_links_from(const SlotPtrs<S>& sp, const uint8_t* __r
   TESSERA_LBM_UNROLL
   for (int q = 1; q < L::Q; ++q) {
     const uint8_t fl = flags[c - offset32<L>(q, g)];
-    if (flag_kind(fl) == kWall) fq[q] = A(Storage<S>::load(sp.p[q][c])) + wall_term<L, A>(q, c_walls, fl);
+    if (flag_kind(fl) == kWall)
+      fq[q] = through_storage<S>(A(Storage<S>::load(sp.p[q][c])) + wall_term<L, A>(q, c_walls, fl));
   }
 }
 
@@ -154,7 +156,7 @@ __global__ void __launch_bounds__(BX, MB)
   if constexpr (!SP)
     if (!is_fluid(fl)) return;
   const bool odd = a.odd;
-  bool free = odd && (fl & kNoWallNeighbour);
+  bool free = odd && (fl & kStreamFree);
   if constexpr (WU)
     if (odd) free = __all_sync(__activemask(), free);
   A fq[Q];
@@ -387,6 +389,31 @@ void launch_any(const exec::Exec& ex, LatticeState& s, const CollisionParams& p,
     launch<L, S, K>(ex, s, p);
 }
 
+// The two passes around a staged odd step (wall_stage.hpp), one thread per link.
+template <class L, class S, bool In>
+__global__ void __launch_bounds__(256) wall_stage_kernel(S* __restrict__ f, uint8_t* __restrict__ flags, GridLayout g,
+                                                         const detail::StageLink* __restrict__ links,
+                                                         S* __restrict__ save, int64_t count) {
+  const int64_t t = int64_t(blockIdx.x) * 256 + threadIdx.x;
+  if (t >= count) return;
+  detail::stage_link<L, S, In>(f, flags, g, c_walls, links[t], save + t);
+}
+
+template <class L, class S>
+void stage_pass(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, bool in) {
+  LatticeState::WallStage& w = s.wall_stage();
+  const auto st = static_cast<cudaStream_t>(ex.stream);
+  if (in) TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
+  const auto* links = reinterpret_cast<const detail::StageLink*>(w.links.data());
+  S* save = reinterpret_cast<S*>(w.save.data());
+  const dim3 grid(unsigned((w.count + 255) / 256));
+  if (in)
+    wall_stage_kernel<L, S, true><<<grid, 256, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), s.grid(), links, save, w.count);
+  else
+    wall_stage_kernel<L, S, false><<<grid, 256, 0, st>>>(static_cast<S*>(s.pops()), s.flags(), s.grid(), links, save, w.count);
+  TESSERA_CUDA_CHECK_LAUNCH("lbm::wall_stage");
+}
+
 template <class L, class S>
 void by_collision(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox* box) {
   switch (p.kind) {
@@ -475,10 +502,61 @@ void tuned_dispatch(const exec::Exec& ex, LatticeState& s, const CollisionParams
 }
 }  // namespace
 
+bool wall_stage_wanted() {
+  const char* e = std::getenv("TESSERA_LBM_WALL_STAGE");
+  const std::string v = e ? e : "";
+  TESSERA_REQUIRE(v.empty() || v == "on" || v == "off",
+                  "TESSERA_LBM_WALL_STAGE='" + v + "': expected on (the default) or off");
+  return v != "off";
+}
+
+namespace {
+// The staged links for s's current flags (built when they changed); false when there is nothing to stage.
+bool wall_stage_ready(LatticeState& s) {
+  LatticeState::WallStage& w = s.wall_stage();
+  if (w.version == s.flags_version()) return w.count > 0;
+  // At most one link per 16 cells (under 0.75 bytes per cell with the kept slots) or 2^20 links (12 MiB),
+  // whichever is more: porous media beyond that keep the wall-checking path.
+  const std::size_t cap = std::max<std::size_t>(std::size_t(s.grid().cells() / 16), std::size_t(1) << 20);
+  const std::vector<StageLink> links = stage_links(s.lattice(), s.grid(), read_flags(s), cap);
+  w.count = int64_t(links.size());
+  if (w.count > 0) {
+    w.links = Buffer<uint64_t>(links.size(), s.memkind(), "lbm::wall_stage_links");
+    copy_n(w.links.data(), w.links.kind(), reinterpret_cast<const uint64_t*>(links.data()), MemKind::Host, links.size());
+    w.save = Buffer<unsigned char>(links.size() * std::size_t(precision_bytes(s.precision())), s.memkind(),
+                                   "lbm::wall_stage_save");
+  } else {
+    w.links = Buffer<uint64_t>();
+    w.save = Buffer<unsigned char>();
+  }
+  w.version = s.flags_version();
+  return w.count > 0;
+}
+
+void wall_stage_pass(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, bool in) {
+#if TESSERA_CUDA_COMPILER
+  const bool h = s.precision() == Precision::FP16;
+  switch (s.lattice()) {
+    case LatticeKind::D3Q19: h ? stage_pass<D3Q19, half_t>(ex, s, p, in) : stage_pass<D3Q19, float>(ex, s, p, in); break;
+    case LatticeKind::D3Q27: h ? stage_pass<D3Q27, half_t>(ex, s, p, in) : stage_pass<D3Q27, float>(ex, s, p, in); break;
+    case LatticeKind::D2Q9: break;
+  }
+#else
+  (void)ex, (void)s, (void)p, (void)in;
+#endif
+}
+}  // namespace
+
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   TESSERA_REQUIRE(ex.on_device(), "the tuned LBM kernel runs on the GPU only: use --device gpu or the reference path");
-  if (tuned_pair_step(ex, s, p)) return;  // two cells per thread where the layout allows (tuned_pair_cuda.cpp)
-  tuned_dispatch(ex, s, p, nullptr);
+  // Odd steps: the links from walls staged in the walls' slots, so that every kernel streams the
+  // wall-adjacent cells like the others (wall_stage.hpp; TESSERA_LBM_WALL_STAGE=off: the wall-checking path).
+  const bool staged = s.parity == 1 && tuned_available(s.lattice(), s.precision()) && wall_stage_wanted() &&
+                      wall_stage_ready(s);
+  if (staged) wall_stage_pass(ex, s, p, true);
+  if (!tuned_pair_step(ex, s, p))  // two cells per thread where the layout allows (tuned_pair_cuda.cpp)
+    tuned_dispatch(ex, s, p, nullptr);
+  if (staged) wall_stage_pass(ex, s, p, false);
 }
 void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide) {
   TESSERA_REQUIRE(ex.on_device(), "the LBM access-pattern measurement runs on the GPU only");

@@ -234,17 +234,18 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
         hi[q] = above;
       }
     }
-    if (up_lo && !(fl_lo & kNoWallNeighbour)) wm_lo = wall_mask<L>(flags, a.grid, c);
-    if (up_hi && !(fl_hi & kNoWallNeighbour)) wm_hi = wall_mask<L>(flags, a.grid, c + 1u);
+    if (up_lo && !(fl_lo & kStreamFree)) wm_lo = wall_mask<L>(flags, a.grid, c);
+    if (up_hi && !(fl_hi & kStreamFree)) wm_hi = wall_mask<L>(flags, a.grid, c + 1u);
     if (wm_lo | wm_hi) {  // links from a wall (x - c_q is a wall, bit opp(q)): the cell's own slot q + term
       TESSERA_LBM_UNROLL
       for (int q = 1; q < Q; ++q) {
         const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
         if ((wm_lo >> opposite(q)) & 1u)
-          lo[q] = Storage<S>::load(sp.p[q][c]) + wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) - o]);
+          lo[q] = through_storage<S>(Storage<S>::load(sp.p[q][c]) +
+                                     wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) - o]));
         if ((wm_hi >> opposite(q)) & 1u)
-          hi[q] = Storage<S>::load(sp.p[q][c + 1u]) +
-                  wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 - o]);
+          hi[q] = through_storage<S>(Storage<S>::load(sp.p[q][c + 1u]) +
+                                     wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 - o]));
       }
     }
   }
@@ -305,10 +306,11 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
         const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
         if ((wm_lo >> q) & 1u)
           sp.p[opposite(q)][c] =
-              Storage<S>::store(lo[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + o]));
+              Storage<S>::store(through_storage<S>(lo[q]) - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + o]));
         if ((wm_hi >> q) & 1u)
           sp.p[opposite(q)][c + 1u] =
-              Storage<S>::store(hi[q] - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 + o]));
+              Storage<S>::store(through_storage<S>(hi[q]) -
+                                wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 + o]));
       }
     }
   }

@@ -223,7 +223,7 @@ __device__ inline void quad_update_odd(S* __restrict__ f, const SlotPtrs<S>& sp,
   uint32_t wm[4] = {0u, 0u, 0u, 0u};  // bit q: the cell at c + j + c_q is a wall
   TESSERA_LBM_UNROLL
   for (int j = 0; j < 4; ++j)
-    if (((up4 >> j) & 1u) && !(uint8_t(fl4 >> (8 * j)) & kNoWallNeighbour))
+    if (((up4 >> j) & 1u) && !(uint8_t(fl4 >> (8 * j)) & kStreamFree))
       wm[j] = wall_mask<L>(flags, a.grid, c + uint32_t(j));
   const uint32_t n = g.n;
 
@@ -258,8 +258,9 @@ __device__ inline void quad_update_odd(S* __restrict__ f, const SlotPtrs<S>& sp,
       TESSERA_LBM_UNROLL
       for (int q = 1; q < Q; ++q)
         if ((wm[j] >> opposite(q)) & 1u)
-          x[q] = Storage<S>::load(sp.p[q][cj]) +
-                 wall_term<L, float>(q, walls, flags[int64_t(cj) - a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]);
+          x[q] = through_storage<S>(
+              Storage<S>::load(sp.p[q][cj]) +
+              wall_term<L, float>(q, walls, flags[int64_t(cj) - a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]));
     }
     if constexpr (KF) {
       float F[3] = {a.Fx, a.Fy, a.Fz};
@@ -276,7 +277,8 @@ __device__ inline void quad_update_odd(S* __restrict__ f, const SlotPtrs<S>& sp,
       for (int q = 1; q < Q; ++q)
         if ((wm[j] >> q) & 1u)
           sp.p[opposite(q)][cj] = Storage<S>::store(
-              x[q] - wall_term<L, float>(q, walls, flags[int64_t(cj) + a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]));
+              through_storage<S>(x[q]) -
+              wall_term<L, float>(q, walls, flags[int64_t(cj) + a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]));
     }
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) O::set(u[q], j, x[q]);

@@ -7,6 +7,9 @@
 //   bit 6:    kNoWallNeighbour on a fluid cell none of whose lattice neighbours is a wall: the odd AA step
 //             then streams without reading the neighbours' flags (stream_collide.hpp). write_flags() sets
 //             it from the other bits; it never changes the result, only the work.
+//   bit 7:    kWallStaged, set only during a tuned odd step (wall_stage.hpp) on a fluid cell whose links
+//             from walls have been staged in the wall cells' slots: that step streams it like a
+//             kNoWallNeighbour cell, and the bit is cleared again before the step returns.
 //
 // A wall's velocity enters through Ladd's moving-wall correction (see stream_collide.hpp). Fluid and
 // open cells are the cells updated (is_fluid); walls and inactive cells keep whatever their slots hold.
@@ -25,6 +28,9 @@ inline constexpr uint8_t kInactive = 2;
 inline constexpr uint8_t kOpen = 3;
 inline constexpr int kMaxWallIds = 16;
 inline constexpr uint8_t kNoWallNeighbour = 0x40;
+inline constexpr uint8_t kWallStaged = 0x80;
+// An odd step streams a cell with either bit without reading its neighbours' flags.
+inline constexpr uint8_t kStreamFree = kNoWallNeighbour | kWallStaged;
 
 TESSERA_HD constexpr uint8_t flag_kind(uint8_t f) { return uint8_t(f & 3u); }
 TESSERA_HD constexpr int flag_wall_id(uint8_t f) { return int(f >> 2) & 15; }

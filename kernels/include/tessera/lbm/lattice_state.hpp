@@ -75,6 +75,20 @@ class LatticeState {
   int parity = 0;
   int64_t step = 0;
 
+  // Counts write_flags() calls: state derived from the flags (the tuned path's staged wall links) is
+  // rebuilt when it changes. Flags written into flags() directly after the first step need write_flags().
+  uint64_t flags_version() const { return flags_version_; }
+  void flags_written() { ++flags_version_; }
+  // The tuned path's wall links staged for odd steps (kernels/lbm/src/wall_stage.hpp), built on first
+  // use for the current flags.
+  struct WallStage {
+    Buffer<uint64_t> links;      // StageLink entries, in the state's memory kind
+    Buffer<unsigned char> save;  // one population per link
+    int64_t count = 0;           // 0: nothing staged (no wall links, or too many to stage)
+    uint64_t version = 0;        // flags_version() it was built for (0: never)
+  };
+  WallStage& wall_stage() { return wall_stage_; }
+
  private:
   LatticeKind lattice_;
   Precision precision_;
@@ -83,6 +97,8 @@ class LatticeState {
   Buffer<unsigned char> pops_;
   Buffer<uint8_t> flags_;
   Buffer<float> force_;
+  uint64_t flags_version_ = 1;
+  WallStage wall_stage_;
 };
 
 // Populations at equilibrium with the given rho[cells] and u[3][cells] (padded arrays in the state's

@@ -38,6 +38,16 @@ TESSERA_HD inline A wall_term(int q, const WallTable& w, uint8_t flag) {
   return A(6) * A(L::w(q)) * c_dot<L, A>(q, A(w.u[id][0]), A(w.u[id][1]), A(w.u[id][2]));
 }
 
+// A value as the storage holds it: rounded to S and back (the identity for fp32 and fp64 storage). The
+// populations bounced back at a wall pass through it once per odd step, like every streamed one: the
+// wall's link is read as own slot + wall term rounded to the storage, and the outgoing population is
+// rounded before the term is taken off. The odd step may then keep them in the wall's slots (the tuned
+// path's staged wall links, kernels/lbm/src/wall_stage.hpp) and get the same bits in every precision.
+template <class S, class A>
+TESSERA_HD inline A through_storage(A x) {
+  return A(Storage<S>::load(Storage<S>::store(x)));
+}
+
 // Populations f_q(x) before collision at time t, for a step of the given parity.
 template <class L, class S, class A>
 TESSERA_HD inline void aa_load(const S* __restrict__ f, const uint8_t* __restrict__ flags, const GridLayout& g,
@@ -54,13 +64,13 @@ TESSERA_HD inline void aa_load(const S* __restrict__ f, const uint8_t* __restric
     const int64_t nb = c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
     const uint8_t fl = flags[nb];
     if (flag_kind(fl) == kWall)
-      out[q] = A(Storage<S>::load(f[q * n + c])) + wall_term<L, A>(q, walls, fl);
+      out[q] = through_storage<S>(A(Storage<S>::load(f[q * n + c])) + wall_term<L, A>(q, walls, fl));
     else
       out[q] = A(Storage<S>::load(f[opposite(q) * n + nb]));
   }
 }
 
-// Odd-step load and store of a cell flagged kNoWallNeighbour: pure streaming, no neighbour flags read.
+// Odd-step load and store of a cell flagged kNoWallNeighbour (or kWallStaged): pure streaming, no neighbour flags read.
 // Identical to aa_load / aa_store for such a cell (their wall branches are never taken there).
 template <class L, class S, class A>
 TESSERA_HD inline void aa_load_odd_free(const S* __restrict__ f, const GridLayout& g, int64_t c, A (&out)[L::Q]) {
@@ -94,7 +104,7 @@ TESSERA_HD inline void aa_store(S* __restrict__ f, const uint8_t* __restrict__ f
     const int64_t nb = c + g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
     const uint8_t fl = flags[nb];
     if (flag_kind(fl) == kWall)
-      f[opposite(q) * n + c] = Storage<S>::store(in[q] - wall_term<L, A>(q, walls, fl));
+      f[opposite(q) * n + c] = Storage<S>::store(through_storage<S>(in[q]) - wall_term<L, A>(q, walls, fl));
     else
       f[q * n + nb] = Storage<S>::store(in[q]);
   }
@@ -150,7 +160,7 @@ template <class L, class S, CollisionKind K, class A, bool kForce = true>
 TESSERA_HD inline void update_cell(S* __restrict__ f, const uint8_t* __restrict__ flags, const StepArgs<A>& a,
                                    const WallTable& walls, int64_t c) {
   A fq[L::Q];
-  const bool free = a.odd && (flags[c] & kNoWallNeighbour);
+  const bool free = a.odd && (flags[c] & kStreamFree);
   if (free)
     aa_load_odd_free<L, S, A>(f, a.grid, c, fq);
   else

@@ -1,0 +1,176 @@
+// Wall links staged in the walls' slots (kernels/lbm/src/wall_stage.hpp), on the host: the list the tuned
+// path builds, and the staged odd step (stage in, stream every listed cell like one without a wall
+// neighbour, stage out) against the wall-checking odd step, every byte of every slot (walls included) and
+// every flag. The GPU kernels run the same per-link function (tests/lbm/test_tuned.cpp compares them with
+// TESSERA_LBM_WALL_STAGE=off on the device).
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+
+#include "catch_compat.hpp"
+#include "lbm_test_util.hpp"
+#include "../../kernels/lbm/src/wall_stage.hpp"
+
+using namespace tessera;
+using namespace tessera::lbm;
+using namespace tessera::lbm::test;
+using tessera::lbm::detail::StageLink;
+
+namespace {
+
+constexpr std::size_t kNoCap = ~std::size_t(0);
+
+// Walls on every ghost (id 0; id 1 on the y-max face, which moves in test_params), ~1 in 40 interior cells
+// a wall (ids 0-2, ids 1 and 2 move), ~1 in 300 inactive. The moving walls matter in fp16: the staged
+// values pass through the storage, as the wall-checking path rounds them (stream_collide.hpp).
+std::vector<uint8_t> walled_flags(const GridLayout& g, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> fl(std::size_t(g.cells()), kFluid);
+  for (int64_t k = 0; k < g.pz(); ++k)
+    for (int64_t j = 0; j < g.py(); ++j)
+      for (int64_t i = 0; i < g.px(); ++i) {
+        const std::size_t c = std::size_t(i + g.px() * (j + g.py() * k));
+        const bool ghost = i == 0 || i == g.px() - 1 || j == 0 || j == g.py() - 1 || k == 0 || k == g.pz() - 1;
+        const unsigned r = rng() % 300;
+        if (ghost)
+          fl[c] = make_wall(j == g.py() - 1 ? 1 : 0);
+        else if (r < 8)
+          fl[c] = make_wall(int(rng() % 3));
+        else if (r == 8)
+          fl[c] = kInactive;
+      }
+  return fl;
+}
+
+std::vector<unsigned char> raw(const LatticeState& s) {
+  std::vector<unsigned char> h(std::size_t(s.q()) * std::size_t(s.grid().cells()) *
+                               std::size_t(precision_bytes(s.precision())));
+  copy_n(h.data(), MemKind::Host, static_cast<const unsigned char*>(s.pops()), s.memkind(), h.size());
+  return h;
+}
+
+// One odd step with the staged links: in, the reference step (it streams kWallStaged cells like
+// kNoWallNeighbour ones: stream_collide.hpp), out. Returns the flags seen between in and out.
+template <class L, class S>
+std::vector<uint8_t> staged_odd_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p,
+                                     const std::vector<StageLink>& links) {
+  std::vector<S> save(links.size());
+  S* f = static_cast<S*>(s.pops());
+  for (std::size_t t = 0; t < links.size(); ++t)
+    lbm::detail::stage_link<L, S, true>(f, s.flags(), s.grid(), p.walls, links[t], &save[t]);
+  const std::vector<uint8_t> during = read_flags(s);
+  stream_collide(ex, s, p, KernelPath::Reference);
+  for (std::size_t t = 0; t < links.size(); ++t)
+    lbm::detail::stage_link<L, S, false>(f, s.flags(), s.grid(), p.walls, links[t], &save[t]);
+  return during;
+}
+
+template <class L>
+void check_list(const GridLayout& g, const std::vector<uint8_t>& fl, const std::vector<StageLink>& links) {
+  // Every listed link comes from a wall with that id, of a plain fluid cell with a wall neighbour, in
+  // cell order, the first link of each cell marked.
+  std::map<int64_t, int> per_cell;
+  int64_t prev = -1;
+  for (const StageLink& k : links) {
+    const int64_t c = k.cell();
+    const int q = k.q();
+    REQUIRE(q >= 1);
+    REQUIRE(q < L::Q);
+    const uint8_t w = fl[std::size_t(c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2)))];
+    REQUIRE(flag_kind(w) == kWall);
+    REQUIRE(k.wall_flag() == make_wall(flag_wall_id(w)));
+    REQUIRE(k.cell_flag() == fl[std::size_t(c)]);
+    REQUIRE(flag_kind(fl[std::size_t(c)]) == kFluid);
+    REQUIRE(c >= prev);
+    REQUIRE(k.first() == (c != prev));
+    prev = c;
+    ++per_cell[c];
+  }
+  // Every cell with a wall neighbour is there with all its wall links.
+  int64_t eligible = 0;
+  for (int64_t kz = 0; kz < g.nz; ++kz)
+    for (int64_t j = 0; j < g.ny; ++j)
+      for (int64_t i = 0; i < g.nx; ++i) {
+        const int64_t c = g.cell(i, j, kz);
+        if (flag_kind(fl[std::size_t(c)]) != kFluid) continue;
+        int walls = 0;
+        for (int q = 1; q < L::Q; ++q)
+          walls += flag_kind(fl[std::size_t(c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2)))]) == kWall;
+        const auto it = per_cell.find(c);
+        if (walls == 0) {
+          REQUIRE(it == per_cell.end());
+        } else {
+          REQUIRE(it != per_cell.end());
+          REQUIRE(it->second == walls);
+          ++eligible;
+        }
+      }
+  CHECK(eligible > 0);
+}
+
+template <class L, class S>
+void staged_equals_reference(Precision pr, CollisionKind ck) {
+  const GridLayout g = grid_for(L::kind, 21, 12, 9);
+  const std::vector<uint8_t> fl0 = walled_flags(g, 5);
+  const exec::Exec ex(exec::Space::Host);
+  const CollisionParams p = test_params(ck);
+  LatticeState ref(L::kind, pr, g, exec::Space::Host), stg(L::kind, pr, g, exec::Space::Host);
+  for (LatticeState* s : {&ref, &stg}) {
+    write_flags(*s, fl0);
+    write_slots(*s, random_pops<L>(g, 9));
+  }
+  const std::vector<uint8_t> fl = read_flags(ref);  // with kNoWallNeighbour
+  const std::vector<StageLink> links = lbm::detail::stage_links(L::kind, g, fl, kNoCap);
+  check_list<L>(g, fl, links);
+  REQUIRE(lbm::detail::stage_links(L::kind, g, fl, links.size()).size() == links.size());  // at the cap: all
+  REQUIRE(lbm::detail::stage_links(L::kind, g, fl, links.size() - 1).empty());  // over the cap: none
+  for (int t = 0; t < 6; ++t) {
+    INFO("step " << t);
+    const bool odd = stg.parity == 1;
+    stream_collide(ex, ref, p, KernelPath::Reference);
+    if (odd) {
+      const std::vector<uint8_t> during = staged_odd_step<L, S>(ex, stg, p, links);
+      for (std::size_t c = 0; c < fl.size(); ++c)  // kWallStaged on exactly the listed cells
+        REQUIRE(during[c] == uint8_t(fl[c] | ((during[c] & kWallStaged) ? kWallStaged : 0)));
+      std::set<int64_t> cells;
+      for (const StageLink& k : links) cells.insert(k.cell());
+      std::size_t marked = 0;
+      for (std::size_t c = 0; c < fl.size(); ++c) marked += (during[c] & kWallStaged) != 0;
+      REQUIRE(marked == cells.size());
+      for (int64_t c : cells) REQUIRE((during[std::size_t(c)] & kWallStaged) != 0);
+    } else {
+      stream_collide(ex, stg, p, KernelPath::Reference);
+    }
+    REQUIRE(raw(stg) == raw(ref));  // every byte, the walls' slots included
+    REQUIRE(read_flags(stg) == fl);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("staged wall links: the list", "[lbm]") {
+  const GridLayout g = grid_for(LatticeKind::D3Q27, 17, 10, 8);
+  const std::vector<uint8_t> raw_flags = walled_flags(g, 7);
+  LatticeState s(LatticeKind::D3Q27, Precision::FP32, g, exec::Space::Host);
+  write_flags(s, raw_flags);
+  const std::vector<uint8_t> fl = read_flags(s);
+  check_list<D3Q27>(g, fl, lbm::detail::stage_links(LatticeKind::D3Q27, g, fl, kNoCap));
+  // A StageLink keeps what it was given.
+  const StageLink k = StageLink::make((int64_t(1) << 40) + 3, 0x3d, true, 13, 26);
+  CHECK(k.cell() == (int64_t(1) << 40) + 3);
+  CHECK(k.cell_flag() == 0x3d);
+  CHECK(k.first());
+  CHECK(k.wall_flag() == make_wall(13));
+  CHECK(k.q() == 26);
+}
+
+TEST_CASE("staged wall links: the odd step gives the wall-checking step's bytes", "[lbm]") {
+  for (CollisionKind ck : {CollisionKind::BGK, CollisionKind::TRT}) {
+    INFO(to_string(ck));
+    staged_equals_reference<D3Q19, float>(Precision::FP32, ck);
+    staged_equals_reference<D3Q19, half_t>(Precision::FP16, ck);
+    staged_equals_reference<D3Q27, float>(Precision::FP32, ck);
+    staged_equals_reference<D3Q27, half_t>(Precision::FP16, ck);
+  }
+}
