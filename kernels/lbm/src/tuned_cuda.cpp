@@ -515,9 +515,11 @@ namespace {
 bool wall_stage_ready(LatticeState& s) {
   LatticeState::WallStage& w = s.wall_stage();
   if (w.version == s.flags_version()) return w.count > 0;
-  // At most one link per 16 cells (under 0.75 bytes per cell with the kept slots) or 2^20 links (12 MiB),
-  // whichever is more: porous media beyond that keep the wall-checking path.
-  const std::size_t cap = std::max<std::size_t>(std::size_t(s.grid().cells() / 16), std::size_t(1) << 20);
+  // At most one link per 4 cells (at most 3 bytes per cell with the kept slots: fp32 D3Q19 stays within
+  // 80 bytes per cell) or 2^20 links (12 MiB), whichever is more: porous media beyond that keep the
+  // wall-checking path. A box with walls on every face has about 30 / n (D3Q19) or 54 / n (D3Q27) links
+  // per cell at n^3.
+  const std::size_t cap = std::max<std::size_t>(std::size_t(s.grid().cells() / 4), std::size_t(1) << 20);
   const std::vector<StageLink> links = stage_links(s.lattice(), s.grid(), read_flags(s), cap);
   w.count = int64_t(links.size());
   if (w.count > 0) {
