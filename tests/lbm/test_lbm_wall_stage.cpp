@@ -68,10 +68,12 @@ std::vector<uint8_t> staged_odd_step(const exec::Exec& ex, LatticeState& s, cons
 
 template <class L>
 void check_list(const GridLayout& g, const std::vector<uint8_t>& fl, const std::vector<StageLink>& links) {
-  // Every listed link comes from a wall with that id, of a plain fluid cell with a wall neighbour, in
-  // cell order, the first link of each cell marked.
+  // Every listed link comes from a wall with that id, of a plain fluid cell with a wall neighbour, ordered
+  // by q and then by cell, the link of least q of each cell marked first.
   std::map<int64_t, int> per_cell;
+  std::map<int64_t, int> least_q;
   int64_t prev = -1;
+  int prev_q = 0;
   for (const StageLink& k : links) {
     const int64_t c = k.cell();
     const int q = k.q();
@@ -82,9 +84,11 @@ void check_list(const GridLayout& g, const std::vector<uint8_t>& fl, const std::
     REQUIRE(k.wall_flag() == make_wall(flag_wall_id(w)));
     REQUIRE(k.cell_flag() == fl[std::size_t(c)]);
     REQUIRE(flag_kind(fl[std::size_t(c)]) == kFluid);
-    REQUIRE(c >= prev);
-    REQUIRE(k.first() == (c != prev));
+    REQUIRE((q > prev_q || (q == prev_q && c > prev)));
+    REQUIRE(k.first() == !least_q.count(c));
+    least_q.emplace(c, q);
     prev = c;
+    prev_q = q;
     ++per_cell[c];
   }
   // Every cell with a wall neighbour is there with all its wall links.

@@ -261,8 +261,13 @@ std::vector<StageLink> stage_links_t(const GridLayout& g, const std::vector<uint
   }
   std::vector<StageLink> all;
   if (total > max_links) return all;
+  // By direction, then cell: a warp's links share q (the per-link work branches on it) and, on the faces
+  // normal to y and z, lie side by side in memory.
   all.reserve(total);
-  for (auto& v : per) all.insert(all.end(), v.begin(), v.end());
+  for (int q = 1; q < L::Q; ++q)
+    for (const auto& v : per)
+      for (const StageLink& k : v)
+        if (k.q() == q) all.push_back(k);
   return all;
 }
 }  // namespace

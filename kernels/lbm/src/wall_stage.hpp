@@ -27,8 +27,8 @@
 
 namespace tessera::lbm::detail {
 
-// A staged link: q (bits 0-4), the wall's id (5-8), whether it is the cell's first link (9: that thread
-// sets and clears kWallStaged), the cell's flag byte (10-17) and the padded cell index (18-63).
+// A staged link: q (bits 0-4), the wall's id (5-8), whether it is the cell's link of least q (9: that
+// thread sets and clears kWallStaged), the cell's flag byte (10-17) and the padded cell index (18-63).
 struct StageLink {
   uint64_t e;
   TESSERA_HD int q() const { return int(e & 31u); }
@@ -64,9 +64,9 @@ TESSERA_HD inline void stage_link(S* __restrict__ f, uint8_t* __restrict__ flags
   if (k.first()) flags[c] = In ? uint8_t(k.cell_flag() | kWallStaged) : k.cell_flag();
 }
 
-// The links to stage on a grid with these flags (kWallStaged clear), in cell order: every link from a wall
-// of every interior plain-fluid cell that has a wall neighbour. Empty where there would be more than
-// max_links.
+// The links to stage on a grid with these flags (kWallStaged clear), ordered by q, then by cell: every
+// link from a wall of every interior plain-fluid cell that has a wall neighbour. Empty where there would
+// be more than max_links.
 std::vector<StageLink> stage_links(LatticeKind lattice, const GridLayout& g, const std::vector<uint8_t>& flags,
                                    std::size_t max_links);
 
