@@ -247,10 +247,11 @@ TEST_CASE("quad kernel equals the one-cell kernel bit for bit, and the reference
         }
 }
 
-// Odd steps stage the links from walls in the walls' slots by default (wall_stage.hpp); with
-// TESSERA_LBM_WALL_STAGE=off they take the wall-checking paths. Every byte of every slot (walls included)
+// With TESSERA_LBM_WALL_STAGE=on odd steps stage the links from walls in the walls' slots
+// (wall_stage.hpp); with off they take the wall-checking paths. Every byte of every slot (walls included)
 // and every flag must be the same after each run, for every kernel form that takes odd steps, and the
-// staging must have run (links listed; the y-max face and interior walls of ids 1 and 2 move).
+// staging must have run (links listed; the y-max face and interior walls of ids 1 and 2 move). The
+// default (auto) stages D3Q19 with fp16 storage only.
 TEST_CASE("staged wall links give the wall-checking kernels' bytes", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
   using tessera::test::ScopedEnv;
@@ -301,11 +302,19 @@ TEST_CASE("staged wall links give the wall-checking kernels' bytes", "[lbm][gpu]
             for (bool forced : {false, true}) {
               INFO(fm.name << " " << to_string(k) << " " << to_string(pr) << " " << to_string(ck) << " nx " << cs.nx
                            << " ny " << cs.ny << " ghost walls " << cs.ghost_walls << " forced " << forced);
-              const Out on = go(k, pr, ck, cs, forced, 5);
-              Out off;
+              Out on, off, automatic;
               {
-                const ScopedEnv no("TESSERA_LBM_WALL_STAGE", "off");
+                const ScopedEnv st("TESSERA_LBM_WALL_STAGE", "on");
+                on = go(k, pr, ck, cs, forced, 5);
+              }
+              {
+                const ScopedEnv st("TESSERA_LBM_WALL_STAGE", "off");
                 off = go(k, pr, ck, cs, forced, 5);
+              }
+              if (&fm == &forms[0]) {  // the default: auto
+                automatic = go(k, pr, ck, cs, forced, 5);
+                REQUIRE((automatic.links > 0) == (k == LatticeKind::D3Q19 && pr == Precision::FP16));
+                REQUIRE(automatic.pops == off.pops);
               }
               REQUIRE(on.links > 0);
               REQUIRE(off.links == 0);

@@ -15,6 +15,8 @@ struct uint2 {
   unsigned x, y;
 };
 #include "../../kernels/lbm/src/tuned_ld_hint.hpp"
+#include "tessera/lbm/lattice.hpp"
+#include "tessera/lbm/storage.hpp"
 
 TEST_CASE("TESSERA_LBM_L2HINT: auto takes the caller's choice (fp16, D3Q27), on / off force it, other values are refused",
           "[lbm]") {
@@ -65,23 +67,28 @@ TEST_CASE("TESSERA_LBM_SPECULATE: on / 1 everywhere, odd the odd-step kernels, p
 }
 
 namespace tessera::lbm::detail {
-bool wall_stage_wanted();  // kernels/lbm/src/lattice_ops.hpp
+bool wall_stage_wanted(LatticeKind lattice, Precision precision);  // kernels/lbm/src/lattice_ops.hpp
 }
 
-TEST_CASE("TESSERA_LBM_WALL_STAGE: unset or on stages the wall links of odd steps, off does not, other values are "
-          "refused",
+TEST_CASE("TESSERA_LBM_WALL_STAGE: unset or auto stages the wall links of D3Q19 with fp16 storage, on every "
+          "lattice and storage, off none; other values are refused",
           "[lbm]") {
+  using namespace tessera::lbm;
   using tessera::lbm::detail::wall_stage_wanted;
+  const auto check = [](const char* v, bool d3q19_fp16, bool others) {
+    INFO("TESSERA_LBM_WALL_STAGE=" << (v ? v : "(unset)"));
+    unsetenv("TESSERA_LBM_WALL_STAGE");
+    if (v) setenv("TESSERA_LBM_WALL_STAGE", v, 1);
+    REQUIRE(wall_stage_wanted(LatticeKind::D3Q19, Precision::FP16) == d3q19_fp16);
+    REQUIRE(wall_stage_wanted(LatticeKind::D3Q19, Precision::FP32) == others);
+    REQUIRE(wall_stage_wanted(LatticeKind::D3Q27, Precision::FP16) == others);
+    REQUIRE(wall_stage_wanted(LatticeKind::D3Q27, Precision::FP32) == others);
+  };
+  for (const char* v : {static_cast<const char*>(nullptr), "", "auto"}) check(v, true, false);
+  check("on", true, true);
+  check("off", false, false);
   unsetenv("TESSERA_LBM_WALL_STAGE");
-  REQUIRE(wall_stage_wanted());
-  for (const char* v : {"on", ""}) {
-    const tessera::test::ScopedEnv e("TESSERA_LBM_WALL_STAGE", v);
-    REQUIRE(wall_stage_wanted());
-  }
-  {
-    const tessera::test::ScopedEnv e("TESSERA_LBM_WALL_STAGE", "off");
-    REQUIRE_FALSE(wall_stage_wanted());
-  }
-  tessera::test::check_knob_refused("TESSERA_LBM_WALL_STAGE", "0", [] { wall_stage_wanted(); },
-                                    {"TESSERA_LBM_WALL_STAGE='0'", "expected on (the default) or off"});
+  tessera::test::check_knob_refused(
+      "TESSERA_LBM_WALL_STAGE", "0", [] { wall_stage_wanted(LatticeKind::D3Q19, Precision::FP16); },
+      {"TESSERA_LBM_WALL_STAGE='0'", "expected on, off or auto"});
 }

@@ -27,10 +27,10 @@ const LatticeOps& ops(LatticeKind k);
 bool has_force(const LatticeState& s, const CollisionParams& p);
 bool tuned_force_terms(const LatticeState& s, const CollisionParams& p);
 // Tuned CUDA path (tuned_cuda.cpp); throws in builds without CUDA. Its odd steps stage the links from
-// walls in the walls' slots (wall_stage.hpp) unless TESSERA_LBM_WALL_STAGE=off (read at every step;
-// wall_stage_wanted() refuses other values).
+// walls in the walls' slots (wall_stage.hpp) where wall_stage_wanted(): TESSERA_LBM_WALL_STAGE (read at
+// every step) on or off, unset or auto for D3Q19 with fp16 storage only; other values are refused.
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
-bool wall_stage_wanted();
+bool wall_stage_wanted(LatticeKind lattice, Precision precision);
 // The same kernel's arithmetic over a sub-box of cells (overlap of the halo exchange); parity unchanged.
 void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box);
 // The two-cells-per-thread kernel (tuned_pair_cuda.cpp) for a whole-box BGK step (by default for D3Q19

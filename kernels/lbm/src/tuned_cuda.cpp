@@ -502,12 +502,17 @@ void tuned_dispatch(const exec::Exec& ex, LatticeState& s, const CollisionParams
 }
 }  // namespace
 
-bool wall_stage_wanted() {
+// Measured on an H200 (docs/performance.md, LBM item 34): the two staging passes cost 130 us per odd
+// step at 256^3 (D3Q19 fp16), less than the wall path they remove only where that path is the one-cell
+// kernel's divergent pass of D3Q19 with fp16 storage (+7.5 % / +2.7 % at 256^3 / 512^3); fp32 (the pair
+// kernel walks its walls inside the warp) and D3Q27 (twice the links) lost 2-7 %.
+bool wall_stage_wanted(LatticeKind lattice, Precision precision) {
   const char* e = std::getenv("TESSERA_LBM_WALL_STAGE");
   const std::string v = e ? e : "";
-  TESSERA_REQUIRE(v.empty() || v == "on" || v == "off",
-                  "TESSERA_LBM_WALL_STAGE='" + v + "': expected on (the default) or off");
-  return v != "off";
+  TESSERA_REQUIRE(v.empty() || v == "auto" || v == "on" || v == "off",
+                  "TESSERA_LBM_WALL_STAGE='" + v + "': expected on, off or auto (unset: auto, D3Q19 with fp16 storage)");
+  if (v == "on" || v == "off") return v == "on";
+  return lattice == LatticeKind::D3Q19 && precision == Precision::FP16;
 }
 
 namespace {
@@ -551,10 +556,10 @@ void wall_stage_pass(const exec::Exec& ex, LatticeState& s, const CollisionParam
 
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
   TESSERA_REQUIRE(ex.on_device(), "the tuned LBM kernel runs on the GPU only: use --device gpu or the reference path");
-  // Odd steps: the links from walls staged in the walls' slots, so that every kernel streams the
-  // wall-adjacent cells like the others (wall_stage.hpp; TESSERA_LBM_WALL_STAGE=off: the wall-checking path).
-  const bool staged = s.parity == 1 && tuned_available(s.lattice(), s.precision()) && wall_stage_wanted() &&
-                      wall_stage_ready(s);
+  // Odd steps: the links from walls staged in the walls' slots, so that the kernels stream the
+  // wall-adjacent cells like the others (wall_stage.hpp; TESSERA_LBM_WALL_STAGE, wall_stage_wanted).
+  const bool staged = s.parity == 1 && tuned_available(s.lattice(), s.precision()) &&
+                      wall_stage_wanted(s.lattice(), s.precision()) && wall_stage_ready(s);
   if (staged) wall_stage_pass(ex, s, p, true);
   if (!tuned_pair_step(ex, s, p))  // two cells per thread where the layout allows (tuned_pair_cuda.cpp)
     tuned_dispatch(ex, s, p, nullptr);
