@@ -132,8 +132,14 @@ __device__ inline void wall_links_from(const SlotPtrs<S>& sp, const uint8_t* __r
   TESSERA_LBM_UNROLL
   for (int q = 1; q < L::Q; ++q) {
     const uint8_t fl = flags[c - offset32<L>(q, g)];
-    if (flag_kind(fl) == kWall)
-      fq[q] = through_storage<S>(A(Storage<S>::load(sp.p[q][c])) + wall_term<L, A>(q, c_walls, fl));
+    if (flag_kind(fl) == kWall) {
+      // aa_load's value, own slot + wall term through the storage. With a term of +-0 the sum is the
+      // stored value itself (or +0), which the round trip keeps: taken only for a nonzero term, the same
+      // bits with the registers of the form before the round trip (D3Q27 fp16: 64 instead of 72, so 8
+      // blocks per SM; cuobjdump -res-usage, sm_90).
+      const A t = wall_term<L, A>(q, c_walls, fl), v = A(Storage<S>::load(sp.p[q][c])) + t;
+      fq[q] = t != A(0) ? through_storage<S>(v) : v;
+    }
   }
 }
 
