@@ -19,6 +19,29 @@ inline GridLayout grid_for(LatticeKind k, int64_t nx, int64_t ny, int64_t nz) {
   return g;
 }
 
+// Flags: ghosts walls (id 1 on the y-max face, which moves in test_params, id 0 elsewhere) or fluid; an
+// interior cell is a wall (ids 0-2, 1 and 2 move) with probability walls / period and inactive with
+// inactive / period.
+inline std::vector<uint8_t> scattered_flags(const GridLayout& g, bool ghost_walls, unsigned seed, unsigned period,
+                                            unsigned walls, unsigned inactive) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> fl(static_cast<std::size_t>(g.cells()), kFluid);
+  for (int64_t k = 0; k < g.pz(); ++k)
+    for (int64_t j = 0; j < g.py(); ++j)
+      for (int64_t i = 0; i < g.px(); ++i) {
+        const std::size_t c = std::size_t(i + g.px() * (j + g.py() * k));
+        const bool ghost = i == 0 || i == g.px() - 1 || j == 0 || j == g.py() - 1 || k == 0 || k == g.pz() - 1;
+        const unsigned r = rng() % period;
+        if (ghost)
+          fl[c] = ghost_walls ? make_wall(j == g.py() - 1 ? 1 : 0) : kFluid;
+        else if (r < walls)
+          fl[c] = make_wall(int(rng() % 3));
+        else if (r < walls + inactive)
+          fl[c] = kInactive;
+      }
+  return fl;
+}
+
 // Flags: ghosts are walls (id 1 on the y-max face moves, id 0 elsewhere), ~10% random interior walls.
 inline std::vector<uint8_t> random_flags(const GridLayout& g, unsigned seed) {
   std::mt19937 rng(seed);

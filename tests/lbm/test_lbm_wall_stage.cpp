@@ -24,24 +24,7 @@ constexpr std::size_t kNoCap = ~std::size_t(0);
 // Walls on every ghost (id 0; id 1 on the y-max face, which moves in test_params), ~1 in 40 interior cells
 // a wall (ids 0-2, ids 1 and 2 move), ~1 in 300 inactive. The moving walls matter in fp16: the staged
 // values pass through the storage, as the wall-checking path rounds them (stream_collide.hpp).
-std::vector<uint8_t> walled_flags(const GridLayout& g, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<uint8_t> fl(std::size_t(g.cells()), kFluid);
-  for (int64_t k = 0; k < g.pz(); ++k)
-    for (int64_t j = 0; j < g.py(); ++j)
-      for (int64_t i = 0; i < g.px(); ++i) {
-        const std::size_t c = std::size_t(i + g.px() * (j + g.py() * k));
-        const bool ghost = i == 0 || i == g.px() - 1 || j == 0 || j == g.py() - 1 || k == 0 || k == g.pz() - 1;
-        const unsigned r = rng() % 300;
-        if (ghost)
-          fl[c] = make_wall(j == g.py() - 1 ? 1 : 0);
-        else if (r < 8)
-          fl[c] = make_wall(int(rng() % 3));
-        else if (r == 8)
-          fl[c] = kInactive;
-      }
-  return fl;
-}
+std::vector<uint8_t> walled_flags(const GridLayout& g, unsigned seed) { return scattered_flags(g, true, seed, 300, 8, 1); }
 
 std::vector<unsigned char> raw(const LatticeState& s) {
   std::vector<unsigned char> h(std::size_t(s.q()) * std::size_t(s.grid().cells()) *

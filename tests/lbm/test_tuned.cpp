@@ -39,22 +39,7 @@ namespace {
 // Flags: ghosts walls (ids 0/1, the y-max face moves) or fluid; ~1 in 150 interior cells a wall (ids 0-2),
 // ~1 in 400 inactive.
 std::vector<uint8_t> sparse_flags(const GridLayout& g, bool ghost_walls, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::vector<uint8_t> fl(static_cast<std::size_t>(g.cells()), kFluid);
-  for (int64_t k = 0; k < g.pz(); ++k)
-    for (int64_t j = 0; j < g.py(); ++j)
-      for (int64_t i = 0; i < g.px(); ++i) {
-        const std::size_t c = std::size_t(i + g.px() * (j + g.py() * k));
-        const bool ghost = i == 0 || i == g.px() - 1 || j == 0 || j == g.py() - 1 || k == 0 || k == g.pz() - 1;
-        const unsigned r = rng() % 600;
-        if (ghost)
-          fl[c] = ghost_walls ? make_wall(j == g.py() - 1 ? 1 : 0) : kFluid;
-        else if (r < 4)
-          fl[c] = make_wall(int(rng() % 3));
-        else if (r == 4 || r == 5)
-          fl[c] = kInactive;
-      }
-  return fl;
+  return scattered_flags(g, ghost_walls, seed, 600, 4, 2);
 }
 
 // Selects the pair kernel for the lifetime of the guard (the kernel reads TESSERA_LBM_PAIR at every step),
