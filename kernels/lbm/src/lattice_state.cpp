@@ -238,7 +238,7 @@ namespace detail {
 namespace {
 template <class L>
 std::vector<StageLink> stage_links_t(const GridLayout& g, const std::vector<uint8_t>& fl, std::size_t max_links) {
-  // Planes in parallel, each into its own list, joined in order (cell order overall).
+  // Planes in parallel, each into its own list (in cell order), then gathered by q below.
   std::vector<std::vector<StageLink>> per(std::size_t(g.nz));
   std::size_t total = 0;
 #pragma omp parallel for schedule(static) reduction(+ : total)
