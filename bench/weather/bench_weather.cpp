@@ -124,6 +124,7 @@ void bench_hdiff(exec::Space sp, const bench::Ceiling& c, int64_t n, int64_t nz,
       reps, launches);
   bench::Record r = base(sp, c, portable ? "cosmo_hdiff_portable" : "cosmo_hdiff");
   r.set("nx", (long long)n).set("ny", (long long)n).set("nz", (long long)nz).set("launches_per_sample", (long long)launches);
+  r.set("hdiff_form", portable ? "portable" : hdiff_last_form());  // the form that ran (a wide one may fall back)
   for (const char* k : {"TESSERA_HDIFF_KERNEL", "TESSERA_HDIFF_PDL"})  // hdiff_cuda.cpp's variant knobs
     if (const char* v = std::getenv(k)) r.set(k, v);
   finish(r, c, ms, 3.0 * 8.0 * double(n * n * nz), double(n * n * nz));

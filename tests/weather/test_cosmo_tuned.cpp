@@ -112,6 +112,12 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
       res[path] = download(o);
     }
     INFO("boundary kind " << kind << ", coefficient field " << field << ", nx " << gr.nx << ", kernel " << kernel << ", PDL " << pdl);
+    // The form that ran: the wide shapes (w, and auto at these sizes) where nx and the ghost width are even
+    // (the buffers start on 256 bytes), else the one-column flat form of the same shape.
+    const bool even = gr.nx % 2 == 0 && gr.g % 2 == 0;
+    const bool wide = kernel == "auto" || kernel.find('w') != std::string::npos;
+    const std::string ran = kernel == "strip8" || kernel == "strip16" ? "chunk" : wide && even ? "wide" : "flat";
+    CHECK(std::string(hdiff_last_form()) == ran);
     CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same formulas, same order (HdiffPoint)
     CHECK(max_diff(gr, res[2], res[0]) < 1e-12);  // FMA contraction on the device: a few ulp of O(1)
     // Ghosts are not written.

@@ -28,5 +28,7 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
 
 // What vadv_last_form() returns next (a string literal); the tuned paths call it as they launch.
 void vadv_note_form(const char* form);
+// The same for hdiff_last_form() (hdiff_cuda.cpp's launches).
+void hdiff_note_form(const char* form);
 
 }  // namespace tessera::weather::detail

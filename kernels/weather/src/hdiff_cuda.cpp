@@ -200,6 +200,7 @@ void launch_strip(const exec::Exec& ex, const Grid& gr, const double* in, const 
   launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip<R, kWarps, Flat>, grid, dim3(32, kWarps), 0,
                    static_cast<cudaStream_t>(ex.stream), gr, in, coeff, coeff0, out);
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip");
+  hdiff_note_form(Flat ? "flat" : "chunk");
 }
 
 // The wide forms (hdiff_strip_wide): the flat form's grid with 60 outputs per warp. Where the pairs would
@@ -222,6 +223,7 @@ void launch_wide(const exec::Exec& ex, const Grid& gr, const double* in, const d
   launch_maybe_pdl(pdl_wanted("TESSERA_HDIFF_PDL"), hdiff_strip_wide<R, kWarps>, grid, dim3(32, kWarps), 0,
                    static_cast<cudaStream_t>(ex.stream), gr, in, coeff, coeff0, out);
   TESSERA_CUDA_CHECK_LAUNCH("weather::hdiff_strip_wide");
+  hdiff_note_form("wide");
 }
 
 }  // namespace

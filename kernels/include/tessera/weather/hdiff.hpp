@@ -56,6 +56,10 @@ struct HdiffPoint {
 // hdiff_portable.
 void hdiff_fused(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                  double* out);
+// The form the last call of hdiff_fused ran: "portable" (the host), "wide" (the two-column strips),
+// "flat" (the one-column strips over the band rows) or "chunk" (the x-chunk strips). For tests (that a
+// form under test really ran, not its fallback) and benchmark records.
+const char* hdiff_last_form();
 // The portable one-point-per-thread form of the same update (HdiffPoint::update), on either back end.
 void hdiff_portable(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                     double* out);
