@@ -1,10 +1,10 @@
 // Wall links staged in the walls' slots (kernels/lbm/src/wall_stage.hpp), on the host: the list the tuned
 // path builds, and the staged odd step (stage in, stream every listed cell like one without a wall
 // neighbour, stage out) against the wall-checking odd step, every byte of every slot (walls included) and
-// every flag. The GPU kernels run the same per-link function (tests/lbm/test_tuned.cpp compares them with
-// TESSERA_LBM_WALL_STAGE=off on the device).
+// every flag. On the GPU ([gpu], below) the tuned kernels with TESSERA_LBM_WALL_STAGE=on against off.
 #include <cstring>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 
@@ -160,4 +160,88 @@ TEST_CASE("staged wall links: the odd step gives the wall-checking step's bytes"
     staged_equals_reference<D3Q27, float>(Precision::FP32, ck);
     staged_equals_reference<D3Q27, half_t>(Precision::FP16, ck);
   }
+}
+
+// With TESSERA_LBM_WALL_STAGE=on odd steps stage the links from walls in the walls' slots
+// (wall_stage.hpp); with off they take the wall-checking paths. Every byte of every slot (walls included)
+// and every flag must be the same after each run, for every kernel form that takes odd steps, and the
+// staging must have run (links listed; the y-max face and interior walls of ids 1 and 2 move). The
+// default (auto) stages D3Q19 with fp16 storage only.
+TEST_CASE("staged wall links give the wall-checking kernels' bytes", "[lbm][gpu]") {
+  TESSERA_GPU_TEST();
+  struct Case {
+    int64_t nx, ny, nz;
+    bool ghost_walls;
+  };
+  using tessera::test::ScopedEnv;
+  struct Form {
+    const char* name;
+    std::vector<std::pair<const char*, const char*>> env;
+  };
+  const Form forms[] = {{"default", {}},
+                        {"pair", {{"TESSERA_LBM_PAIR", "on"}, {"TESSERA_LBM_QUAD", "off"}}},
+                        {"one-cell", {{"TESSERA_LBM_PAIR", "off"}, {"TESSERA_LBM_QUAD", "off"}}},
+                        {"one-cell 64-bit", {{"TESSERA_LBM_PAIR", "off"}, {"TESSERA_LBM_INDEX", "64"}}},
+                        {"quad odd", {{"TESSERA_LBM_QUAD", "on"}, {"TESSERA_LBM_QUAD_ODD", "on"}}},
+                        {"speculate", {{"TESSERA_LBM_SPECULATE", "on"}}},
+                        {"patch", {{"TESSERA_LBM_SPECULATE", "patch"}}},
+                        {"uniform wall warps", {{"TESSERA_LBM_WALL_WARP", "uniform"}}},
+                        {"force terms", {{"TESSERA_LBM_FORCE_TERMS", "1"}}}};
+  const Case cases[] = {{70, 9, 7, true}, {62, 6, 5, false}, {37, 8, 5, true}, {64, 24, 12, true}};
+  struct Out {
+    std::vector<unsigned char> pops;
+    std::vector<uint8_t> flags;
+    int64_t links = 0;
+  };
+  auto go = [](LatticeKind k, Precision pr, CollisionKind ck, const Case& cs, bool forced, int steps) {
+    const GridLayout g = grid_for(k, cs.nx, cs.ny, cs.nz);
+    LatticeState s(k, pr, g, exec::Space::Device);
+    write_flags(s, scattered_flags(g, cs.ghost_walls, 41, 600, 4, 2));
+    write_slots(s, k == LatticeKind::D3Q19 ? random_pops<D3Q19>(g, 42) : random_pops<D3Q27>(g, 42));
+    CollisionParams p = test_params(ck);
+    if (!forced) p.force[0] = p.force[1] = p.force[2] = 0.0;
+    const exec::Exec ex(exec::Space::Device);
+    for (int t = 0; t < steps; ++t) stream_collide(ex, s, p, KernelPath::Tuned);
+    exec::fence(ex);
+    Out o;
+    o.pops.resize(std::size_t(s.q()) * std::size_t(g.cells()) * std::size_t(precision_bytes(pr)));
+    copy_n(o.pops.data(), MemKind::Host, static_cast<const unsigned char*>(s.pops()), s.memkind(), o.pops.size());
+    o.flags = read_flags(s);
+    o.links = s.wall_stage().count;
+    return o;
+  };
+  int64_t compared = 0;
+  for (const Form& fm : forms) {
+    std::vector<std::unique_ptr<ScopedEnv>> env;
+    for (const auto& [n, v] : fm.env) env.push_back(std::make_unique<ScopedEnv>(n, v));
+    for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
+      for (Precision pr : {Precision::FP32, Precision::FP16})
+        for (CollisionKind ck : {CollisionKind::BGK, CollisionKind::TRT})
+          for (const Case& cs : cases)
+            for (bool forced : {false, true}) {
+              INFO(fm.name << " " << to_string(k) << " " << to_string(pr) << " " << to_string(ck) << " nx " << cs.nx
+                           << " ny " << cs.ny << " ghost walls " << cs.ghost_walls << " forced " << forced);
+              Out on, off, automatic;
+              {
+                const ScopedEnv st("TESSERA_LBM_WALL_STAGE", "on");
+                on = go(k, pr, ck, cs, forced, 5);
+              }
+              {
+                const ScopedEnv st("TESSERA_LBM_WALL_STAGE", "off");
+                off = go(k, pr, ck, cs, forced, 5);
+              }
+              if (&fm == &forms[0]) {  // the default: auto
+                automatic = go(k, pr, ck, cs, forced, 5);
+                REQUIRE((automatic.links > 0) == (k == LatticeKind::D3Q19 && pr == Precision::FP16));
+                REQUIRE(automatic.pops == off.pops);
+              }
+              REQUIRE(on.links > 0);
+              REQUIRE(off.links == 0);
+              REQUIRE(on.flags == off.flags);
+              for (uint8_t f : on.flags) REQUIRE((f & kWallStaged) == 0);
+              REQUIRE(on.pops == off.pops);
+              ++compared;
+            }
+  }
+  CHECK(compared == 9 * 2 * 2 * 2 * 4 * 2);
 }
