@@ -4,6 +4,7 @@ list(APPEND TESSERA_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/sw_step.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/hdiff.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/vadv.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/cosmo_form.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tracer_advection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/sw_diagnostics.cpp)
 # The CUDA shared-memory shallow-water stage (a dispatcher that declines in host-only builds).

@@ -7,6 +7,7 @@
 #include "lattice_impl.hpp"
 #include "lattice_ops.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/knob.hpp"
 #include "tessera/lbm/lattice_state.hpp"
 #include "wall_stage.hpp"
 
@@ -255,22 +256,17 @@ bool fits32(const GridLayout& g, int q) { return uint64_t(q) * uint64_t(g.cells(
 // for D3Q27 with fp32 (+2.9 % at 256^3 and 512^3, and +5.6 % with the L2 hint that comes with it: f8575bd,
 // docs/performance.md, LBM item 20). D3Q19 fp32 keeps the 64-bit one, which measured 2 % faster when its
 // odd steps ran on it (they run on the pair kernel now). TESSERA_LBM_INDEX=64 forces the 64-bit form, =32
-// the 32-bit one wherever it fits (tests, measurement).
+// the 32-bit one wherever it fits (tests, measurement); other values are refused.
 bool use_index32(const GridLayout& g, int q, Precision pr) {
-  const char* ix = std::getenv("TESSERA_LBM_INDEX");
-  const std::string v = ix ? ix : "";
-  if (v == "32") return detail::tuned_index32_fits(g);
-  return (pr == Precision::FP16 || q == 27) && detail::tuned_index32_fits(g) && v != "64";
+  const int v = knob_choice("TESSERA_LBM_INDEX", {"32", "64", "auto"}, "auto", "auto, 32 for fp16 storage and D3Q27");
+  if (v == 1) return false;
+  return (v == 0 || pr == Precision::FP16 || q == 27) && detail::tuned_index32_fits(g);
 }
 
 // TESSERA_LBM_WALL_WARP (read at every step): "uniform" gives the hinted force-free one-cell kernel's odd
 // step one pass per warp (WU above); unset, "" or "divergent" the default two; other values are refused.
 bool wall_warp_uniform() {
-  const char* e = std::getenv("TESSERA_LBM_WALL_WARP");
-  const std::string v = e ? e : "";
-  TESSERA_REQUIRE(v.empty() || v == "uniform" || v == "divergent",
-                  "TESSERA_LBM_WALL_WARP='" + v + "': expected uniform or divergent (the default)");
-  return v == "uniform";
+  return knob_choice("TESSERA_LBM_WALL_WARP", {"uniform", "divergent"}, "divergent", "divergent") == 0;
 }
 
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
@@ -513,12 +509,8 @@ void tuned_dispatch(const exec::Exec& ex, LatticeState& s, const CollisionParams
 // kernel's divergent pass of D3Q19 with fp16 storage (+7.5 % / +2.7 % at 256^3 / 512^3); fp32 (the pair
 // kernel walks its walls inside the warp) and D3Q27 (twice the links) lost 2-7 %.
 bool wall_stage_wanted(LatticeKind lattice, Precision precision) {
-  const char* e = std::getenv("TESSERA_LBM_WALL_STAGE");
-  const std::string v = e ? e : "";
-  TESSERA_REQUIRE(v.empty() || v == "auto" || v == "on" || v == "off",
-                  "TESSERA_LBM_WALL_STAGE='" + v + "': expected on, off or auto (unset: auto, D3Q19 with fp16 storage)");
-  if (v == "on" || v == "off") return v == "on";
-  return lattice == LatticeKind::D3Q19 && precision == Precision::FP16;
+  const int v = knob_choice("TESSERA_LBM_WALL_STAGE", {"on", "off", "auto"}, "auto", "auto, D3Q19 with fp16 storage");
+  return v == 2 ? lattice == LatticeKind::D3Q19 && precision == Precision::FP16 : v == 0;
 }
 
 namespace {

@@ -7,10 +7,8 @@
 // the compiler keeps it before the kernel's later stores to the same cells, as for a plain load.
 #pragma once
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 
-#include "tessera/core/error.hpp"
+#include "tessera/core/knob.hpp"
 #include "tessera/lbm/half.hpp"
 
 namespace tessera::lbm::detail {
@@ -77,12 +75,8 @@ __device__ inline T ld_pop(const T* p) {
 // D3Q27 fp32 +2.6 % on the 32-bit one-cell kernel (f8575bd) and +3 % more on the quad kernel's even steps
 // (dac0264); D3Q19 fp32 (its quad even steps) -0.7 %.
 inline bool l2hint_wanted(bool automatic) {
-  const char* e = std::getenv("TESSERA_LBM_L2HINT");
-  const std::string v = e ? e : "";
-  if (v.empty() || v == "auto") return automatic;
-  if (v == "on" || v == "1") return true;
-  if (v == "off" || v == "0") return false;
-  TESSERA_THROW("TESSERA_LBM_L2HINT='" + v + "': expected on, off or auto (unset: auto, on for fp16 storage and D3Q27)");
+  const int v = knob_choice("TESSERA_LBM_L2HINT", {"on|1", "off|0", "auto"}, "auto", "auto, on for fp16 storage and D3Q27");
+  return v == 2 ? automatic : v == 0;
 }
 
 // Whether the force-free BGK kernels issue their population loads before the cells' flags have arrived
@@ -96,14 +90,10 @@ inline bool l2hint_wanted(bool automatic) {
 // 2-4 % with it) and the others leave off.
 enum class Speculate { Off, On, Odd, Patch };
 inline Speculate speculate_mode(Speculate automatic = Speculate::Off) {
-  const char* e = std::getenv("TESSERA_LBM_SPECULATE");
-  const std::string v = e ? e : "";
-  if (v.empty() || v == "auto") return automatic;
-  if (v == "off" || v == "0") return Speculate::Off;
-  if (v == "on" || v == "1") return Speculate::On;
-  if (v == "odd") return Speculate::Odd;
-  if (v == "patch") return Speculate::Patch;
-  TESSERA_THROW("TESSERA_LBM_SPECULATE='" + v + "': expected on, odd, patch, off or auto (unset: auto)");
+  static constexpr Speculate kModes[] = {Speculate::On, Speculate::Odd, Speculate::Patch, Speculate::Off};
+  const int v = knob_choice("TESSERA_LBM_SPECULATE", {"on|1", "odd", "patch", "off|0", "auto"}, "auto",
+                            "auto, patch for D3Q27 with fp16 storage, off elsewhere");
+  return v == 4 ? automatic : kModes[v];
 }
 // Whether the quad kernel's even steps (both forms) speculate.
 inline bool speculate_wanted() { return speculate_mode() == Speculate::On; }

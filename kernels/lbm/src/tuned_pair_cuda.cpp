@@ -38,6 +38,7 @@
 #include "lattice_impl.hpp"
 #include "lattice_ops.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/knob.hpp"
 #include "tessera/lbm/lattice_state.hpp"
 
 #include <cstdlib>
@@ -60,11 +61,6 @@
 namespace tessera::lbm::detail {
 
 namespace {
-// The value of knob `var` (read at every step: benchmarks and tests switch it); empty where unset.
-std::string env_knob(const char* var) {
-  const char* e = std::getenv(var);
-  return std::string(e ? e : "");
-}
 // TESSERA_LBM_PAIR (read at every step): unset or "auto" runs the pair kernel for D3Q19 with fp32 storage,
 // where it measured faster than the one-cell kernel in every case (periodic and walled box, 256^3 and
 // 512^3; docs/performance.md, LBM item 14), and the one-cell kernel otherwise: D3Q27 fp32 (the pair kernel
@@ -73,7 +69,7 @@ std::string env_knob(const char* var) {
 // Tuning builds only (-DTESSERA_LBM_LAUNCH_VARIANTS=ON): BXxMB selects the pair kernel with that block size
 // and minimum blocks per SM, mN with the cache mode N of the pair accesses (tuned_pair_kernel.hpp).
 std::string pair_variant() {
-  return env_knob("TESSERA_LBM_PAIR");
+  return knob_value("TESSERA_LBM_PAIR");
 }
 // TESSERA_LBM_QUAD (read at every step): unset or "auto" runs the quad kernel (four cells per thread,
 // tuned_quad_kernel.hpp) for the even steps of BGK steps wherever it applies, where it measured faster
@@ -86,7 +82,7 @@ std::string pair_variant() {
 // with fp16's chunks of 8 cells (16 bytes) where the slot stride allows. Tuning builds:
 // BXxMB selects the register form's launch bounds.
 std::string quad_variant() {
-  return env_knob("TESSERA_LBM_QUAD");
+  return knob_value("TESSERA_LBM_QUAD");
 }
 // The choice an on / off / auto knob makes (variable var, value v): auto_choice where unset or "auto".
 // Tuning builds also take their variant names (BXxMB, mN) as "on".
@@ -532,7 +528,7 @@ bool tuned_quad_staged_used(const LatticeState& s, CollisionKind kind) {
 
 bool tuned_quad_odd_used(const LatticeState& s, CollisionKind kind) {
   return tuned_quad_used(s, kind) && s.grid().px() % 4 == 0 &&
-         knob_selected("TESSERA_LBM_QUAD_ODD", env_knob("TESSERA_LBM_QUAD_ODD"), false);
+         knob_selected("TESSERA_LBM_QUAD_ODD", knob_value("TESSERA_LBM_QUAD_ODD"), false);
 }
 
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {

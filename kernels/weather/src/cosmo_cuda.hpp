@@ -26,9 +26,11 @@ void hdiff_cuda(const exec::Exec& ex, const Grid& gr, const double* in, const do
 bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
                double* out);
 
-// What vadv_last_form() returns next (a string literal); the tuned paths call it as they launch.
-void vadv_note_form(const char* form);
-// The same for hdiff_last_form() (hdiff_cuda.cpp's launches).
-void hdiff_note_form(const char* form);
+// What hdiff_last_form() / vadv_last_form() return next (a string literal): each path notes its form as it
+// launches (cosmo_form.cpp).
+enum class Stencil { Hdiff, Vadv };
+void note_form(Stencil stencil, const char* form);
+inline void hdiff_note_form(const char* form) { note_form(Stencil::Hdiff, form); }
+inline void vadv_note_form(const char* form) { note_form(Stencil::Vadv, form); }
 
 }  // namespace tessera::weather::detail

@@ -1,23 +1,11 @@
 // COSMO flux-limited fourth-order horizontal diffusion: fused path and staged reference.
 #include "tessera/weather/hdiff.hpp"
 
-#include <atomic>
-
 #include "cosmo_cuda.hpp"
 
 namespace tessera::weather {
 
 using exec::Range3;
-
-namespace {
-std::atomic<const char*> last_form{"portable"};
-}
-
-namespace detail {
-void hdiff_note_form(const char* form) { last_form.store(form); }
-}  // namespace detail
-
-const char* hdiff_last_form() { return last_form.load(); }
 
 void hdiff_fused(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                  double* out) {
@@ -28,7 +16,7 @@ void hdiff_fused(const exec::Exec& ex, const Grid& gr, const double* in, const d
     return;
   }
 #endif
-  last_form.store("portable");
+  detail::hdiff_note_form("portable");
   hdiff_portable(ex, gr, in, coeff, coeff0, out);
 }
 

@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include "tessera/core/cuda_check.hpp"
+#include "tessera/core/knob.hpp"
 #endif
 
 namespace tessera::weather {
@@ -524,26 +525,12 @@ __global__ void __launch_bounds__(32 * kWarps, kMinBlocks)
 // run (058422e); 32x16 best of the tiles (0.69); 5 blocks/SM tiles (51 registers), 32x8 tiles, strips of
 // 32 rows (0.27) and rolled strips were slower and dropped. Static shared memory (4 raw + 4 derived
 // arrays of doubles) stays under 48 KiB for all four tiles.
-// The index in names of environment variable knob's value (fallback when unset or empty); any other value
-// is an error that lists the names.
-template <size_t N>
-int knob_choice(const char* knob, const char* const (&names)[N], const char* fallback, const char* what) {
-  const char* e = std::getenv(knob);
-  if (!e || !*e) e = fallback;
-  for (int v = 0; v < int(N); ++v)
-    if (std::string(e) == names[v]) return v;
-  std::string all;
-  for (const char* n : names) all += std::string(all.empty() ? "" : ", ") + n;
-  throw std::runtime_error(std::string(knob) + "='" + e + "' is not " + what + "; use one of " + all +
-                           " (or unset it for the default, " + fallback + ")");
-}
-
 constexpr const char* kDefaultShape = "strip8m4xf";
 int tile_variant() {
-  static constexpr const char* kNames[] = {"strip4", "32x16m3", "64x8",      "64x8m3", "32x16",
-                                           "strip4m4", "strip8m4", "strip16m4", "strip8", "strip12",
-                                           "strip4x", "strip8m4x", "strip8m2x8", "strip8m4xf", "strip16m4xf"};
-  return knob_choice("TESSERA_SW_TILE", kNames, kDefaultShape, "a shallow-water kernel shape");
+  return knob_choice("TESSERA_SW_TILE",
+                     {"strip4", "32x16m3", "64x8", "64x8m3", "32x16", "strip4m4", "strip8m4", "strip16m4", "strip8",
+                      "strip12", "strip4x", "strip8m4x", "strip8m2x8", "strip8m4xf", "strip16m4xf"},
+                     kDefaultShape, std::string("the default shape, ") + kDefaultShape);
 }
 
 template <int TX, int TY, int THY, int MB>
@@ -614,8 +601,8 @@ namespace {
 // fastest on an H200 (docs/performance.md).
 constexpr const char* kDefaultFused = "f10";
 int fused_variant() {
-  static constexpr const char* kNames[] = {"off", "f6", "f8", "f10", "f12", "f12m3", "f12a1"};
-  return knob_choice("TESSERA_SW_FUSED", kNames, kDefaultFused, "a fused shallow-water kernel");
+  return knob_choice("TESSERA_SW_FUSED", {"off", "f6", "f8", "f10", "f12", "f12m3", "f12a1"}, kDefaultFused,
+                     std::string("the default fused kernel, ") + kDefaultFused);
 }
 
 template <int R, int MB, int AH = 2>

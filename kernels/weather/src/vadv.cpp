@@ -1,7 +1,6 @@
 // COSMO implicit vertical advection: one Thomas solve per column.
 #include "tessera/weather/vadv.hpp"
 
-#include <atomic>
 #include <cmath>
 
 #include "cosmo_cuda.hpp"
@@ -9,16 +8,6 @@
 namespace tessera::weather {
 
 using exec::Range2;
-
-namespace {
-std::atomic<const char*> last_form{"portable"};
-}
-
-namespace detail {
-void vadv_note_form(const char* form) { last_form.store(form); }
-}  // namespace detail
-
-const char* vadv_last_form() { return last_form.load(); }
 
 void vadv_columns(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const double* in, const double* w,
                   double* scratch, double* out) {

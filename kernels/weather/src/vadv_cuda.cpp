@@ -47,6 +47,7 @@
 
 #include "tessera/core/cuda_check.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/knob.hpp"
 #include "ld_hint.hpp"
 #include "pdl_launch.hpp"
 
@@ -584,15 +585,11 @@ bool vadv_cuda(const exec::Exec& ex, const Grid& gr, const VadvParams& vp, const
   }();
   // Up to kRegLevels levels the twisted form, else the staged kernel; TESSERA_VADV_KERNEL names a form and
   // forces it where it fits (read per call: benchmarks and tests switch it).
-  const char* e = std::getenv("TESSERA_VADV_KERNEL");
-  const std::string want = e && *e ? e : "auto";
-  if (want != "auto" && want != "ring" && want != "reg" && want != "smem" && want != "ringf" && want != "regf" &&
-      want != "twistb4" && want != "twistq4" && want != "twisto4" && want != "twistq6" && want != "twistq8" &&
-      want != "twistq6cs" && want != "twistq8g" && want != "twistq8gh" && want != "twistq8gh128" && want != "twistq8gna" &&
-      want != "twistd12" && want != "twistd16" && want != "twistd20" && want != "twistbd16")
-    TESSERA_THROW("TESSERA_VADV_KERNEL='" + want +
-                  "': expected auto, twistq6, twistq6cs, twistq8g, twistq8gh, twistq8gh128, twistq8gna, twistd12, twistd16, "
-                  "twistd20, twistbd16, twistq4, twistq8, twistb4, twisto4, ring, reg, smem, ringf or regf");
+  const std::string want(knob_name("TESSERA_VADV_KERNEL",
+                                   {"auto", "twistq6", "twistq6cs", "twistq8g", "twistq8gh", "twistq8gh128", "twistq8gna",
+                                    "twistd12", "twistd16", "twistd20", "twistbd16", "twistq4", "twistq8", "twistb4",
+                                    "twisto4", "ring", "reg", "smem", "ringf", "regf"},
+                                   "auto", "auto, twistq8gh128 up to 80 levels"));
   // auto: the twisted form with 64 columns per block, 8 levels ahead, loads through the read-only path with
   // the L2 128-byte hint, up to kRegLevels levels (0.786-0.787 / 0.866-0.871 / 0.913-0.915 of copy at 256^2 /
   // 512^2 / 1024^2 x 80 against 0.771-0.773 / 0.845 / 0.885-0.889 without the hint, e24ecf6; 8 ahead against 6:
