@@ -74,14 +74,17 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
   const int kind = GENERATE(0, 1, 2, 3);
   const bool field = GENERATE(true, false);
   // Every shape: strips of 8 and 16 rows by x chunks, strips of 5 to 16 rows over the band rows (f) with
-  // 4 and 8 warps per block, and the two-point forms (w) of 3 to 12 rows; "auto"
-  // picks by size (strip4w8 for these grids where nx and the ghost width are even, else strip5f8).
+  // 4 and 8 warps per block, the two-point forms (w) of 3 to 12 rows, and their split forms (ws: the
+  // whole-strip path and the bounds-tested one, the coefficient field and the constant as template
+  // arguments); "auto" picks by size (strip4w8 for these grids where nx and the ghost width are even, else
+  // strip5f8).
   const std::string kernel = GENERATE(std::string("auto"), std::string("strip8"), std::string("strip16"),
                                       std::string("strip5f8"), std::string("strip6f8"), std::string("strip8f"),
                                       std::string("strip8f8"), std::string("strip12f"), std::string("strip16f"),
                                       std::string("strip3w8"), std::string("strip4w4"), std::string("strip4w8"),
                                       std::string("strip5w4"), std::string("strip5w8"), std::string("strip6w4"),
-                                      std::string("strip6w8"), std::string("strip12w4"));
+                                      std::string("strip6w8"), std::string("strip12w4"), std::string("strip4w8s"),
+                                      std::string("strip6w8s"), std::string("strip12w4s"));
   const ScopedEnv kv("TESSERA_HDIFF_KERNEL", kernel);
   const bool pdl = GENERATE(false, true);  // programmatic dependent launch after the uploads
   const ScopedEnv pv("TESSERA_HDIFF_PDL", pdl ? "1" : "0");
@@ -116,7 +119,10 @@ TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hd
     // (the buffers start on 256 bytes), else the one-column flat form of the same shape.
     const bool even = gr.nx % 2 == 0 && gr.g % 2 == 0;
     const bool wide = kernel == "auto" || kernel.find('w') != std::string::npos;
-    const std::string ran = kernel == "strip8" || kernel == "strip16" ? "chunk" : wide && even ? "wide" : "flat";
+    const bool split = kernel.back() == 's';
+    const std::string ran = kernel == "strip8" || kernel == "strip16" ? "chunk"
+                            : wide && even                            ? (split ? "wide-split" : "wide")
+                                                                      : "flat";
     CHECK(std::string(hdiff_last_form()) == ran);
     CHECK(max_diff(gr, res[2], res[1]) == 0.0);  // same formulas, same order (HdiffPoint)
     CHECK(max_diff(gr, res[2], res[0]) < 1e-12);  // FMA contraction on the device: a few ulp of O(1)

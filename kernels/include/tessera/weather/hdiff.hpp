@@ -57,6 +57,7 @@ struct HdiffPoint {
 void hdiff_fused(const exec::Exec& ex, const Grid& gr, const double* in, const double* coeff, double coeff0,
                  double* out);
 // The form the last call of hdiff_fused ran: "portable" (the host), "wide" (the two-column strips),
+// "wide-split" (the same with less integer work: the `strip<R>w<W>s` shapes of TESSERA_HDIFF_KERNEL),
 // "flat" (the one-column strips over the band rows) or "chunk" (the x-chunk strips). For tests (that a
 // form under test really ran, not its fallback) and benchmark records.
 const char* hdiff_last_form();
