@@ -16,10 +16,8 @@
 // The pair kernel's warp logic (index arithmetic, shuffles, masks, inline walls, aligned warps) is also
 // compiled on the host against an emulated warp (32 threads and a barrier per shuffle or vote) and must
 // give the reference's bits there, so a host-only build checks it too.
-#include <barrier>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 
 #include "catch_compat.hpp"
 #include "lbm_test_util.hpp"
@@ -561,29 +559,7 @@ TEST_CASE("tuned kernel on the blocked layout (measurement) matches the tuned ke
 
 // ---- host emulation of a warp, for the pair kernel's device code (tuned_pair_kernel.hpp) ----
 #if !TESSERA_CUDA_COMPILER
-namespace emu {
-using namespace tessera::lbm;
-struct Warp {
-  std::barrier<>* bar;
-  uint64_t slot[32];
-};
-thread_local Warp* tw = nullptr;
-thread_local unsigned tlane = 0;
-template <class T>
-T exchange(T v, int d) {  // the value of lane + d (own value where that lane does not exist)
-  uint64_t u = 0;
-  std::memcpy(&u, &v, sizeof(T));
-  tw->slot[tlane] = u;
-  tw->bar->arrive_and_wait();
-  const int src = (int(tlane) + d < 0 || int(tlane) + d > 31) ? int(tlane) : int(tlane) + d;
-  const uint64_t w = tw->slot[src];
-  tw->bar->arrive_and_wait();
-  T r;
-  std::memcpy(&r, &w, sizeof(T));
-  return r;
-}
-}  // namespace emu
-#define __device__
+#include "warp_emulation.hpp"
 struct float2 {
   float x, y;
 };
@@ -597,35 +573,12 @@ inline float2 __half22float2(__half2 h) {
 inline __half2 __floats2half2_rn(float a, float b) {
   return {tessera::lbm::float_to_half_bits(a), tessera::lbm::float_to_half_bits(b)};
 }
-template <class T>
-T __ldg(const T* p) {
-  return *p;
-}
-template <class T>
-T __shfl_up_sync(unsigned, T v, int) {
-  return emu::exchange(v, -1);
-}
-template <class T>
-T __shfl_down_sync(unsigned, T v, int) {
-  return emu::exchange(v, +1);
-}
-inline uint32_t __ballot_sync(unsigned, bool p) {
-  emu::tw->slot[emu::tlane] = p;
-  emu::tw->bar->arrive_and_wait();
-  uint32_t m = 0;
-  for (unsigned i = 0; i < 32; ++i)
-    if (emu::tw->slot[i]) m |= 1u << i;
-  emu::tw->bar->arrive_and_wait();
-  return m;
-}
 struct float4 {
   float x, y, z, w;
 };
 struct uint2 {
   uint32_t x, y;
 };
-inline bool __any_sync(unsigned, bool p) { return __ballot_sync(0, p) != 0; }
-inline bool __all_sync(unsigned, bool p) { return __ballot_sync(0, p) == 0xffffffffu; }
 #include "../../kernels/lbm/src/lattice_impl.hpp"
 #include "../../kernels/lbm/src/tuned_pair_kernel.hpp"
 #include "../../kernels/lbm/src/tuned_quad_kernel.hpp"
@@ -637,18 +590,8 @@ template <class Body>
 void emulate_warps(uint32_t threads, uint32_t nz, Body body) {
   constexpr uint32_t BX = 128;
   for (uint32_t k = 0; k < nz; ++k)
-    for (uint32_t t0 = 0; t0 < (threads + BX - 1) / BX * BX; t0 += 32) {
-      std::barrier<> bar(32);
-      emu::Warp w{&bar, {}};
-      std::vector<std::thread> lanes;
-      for (unsigned l = 0; l < 32; ++l)
-        lanes.emplace_back([&, l] {
-          emu::tw = &w;
-          emu::tlane = l;
-          body(t0 + l, k, l);
-        });
-      for (std::thread& t : lanes) t.join();
-    }
+    for (uint32_t t0 = 0; t0 < (threads + BX - 1) / BX * BX; t0 += 32)
+      tessera::test::emu::run_warp([&](unsigned l) { body(t0 + l, k, l); });
 }
 
 // One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice. SP: its form

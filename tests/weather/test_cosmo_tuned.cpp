@@ -3,7 +3,8 @@
 // random inputs, partial warps and strips, every ghost-fill kind (periodic, walls on x, y or both), with a
 // coefficient field and a constant coefficient, and columns from 1 level to more than fit on chip
 // (the portable fallback). On the host: the portable hdiff against the staged reference for every
-// ghost-fill kind.
+// ghost-fill kind, and the tuned hdiff's wide forms (hdiff_wide_lane.hpp) on an emulated warp against the
+// portable hdiff, bit for bit.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -15,6 +16,14 @@
 #include "tessera/weather/hdiff.hpp"
 #include "tessera/weather/vadv.hpp"
 #include "weather_test_util.hpp"
+
+// The wide forms' lane code, compiled for the host against an emulated warp (tests/warp_emulation.hpp).
+#include "warp_emulation.hpp"
+struct double2 {
+  double x, y;
+};
+inline double2 make_double2(double a, double b) { return {a, b}; }
+#include "../../kernels/weather/src/hdiff_wide_lane.hpp"
 
 using namespace tessera;
 using namespace tessera::weather;
@@ -67,6 +76,55 @@ TEST_CASE("hdiff portable path matches the staged reference for every boundary k
   hdiff_reference(host, gr, a.data(), nullptr, 0.012, w, o2.data());
   INFO("boundary kind " << kind);
   CHECK(max_diff(gr, download(o1), download(o2)) == 0.0);
+}
+
+// The wide forms' launch (hdiff_cuda.cpp's launch_wide) on the host: every block and warp of every level,
+// each warp's lanes as threads.
+template <int R, int kWarps, bool Split>
+void emulated_hdiff_wide(const Grid& gr, const double* in, const double* coeff, double coeff0, double* out) {
+  using tessera::weather::detail::hdiff_wide_lane;
+  const int64_t blocks = (tessera::weather::detail::hdiff_wide_warps(gr, R) + kWarps - 1) / kWarps;
+  for (int level = 0; level < int(gr.nz); ++level)
+    for (int block = 0; block < int(blocks); ++block)
+      for (int warp = 0; warp < kWarps; ++warp)
+        tessera::test::emu::run_warp([&](unsigned lane) {
+          if (Split && !coeff)  // the split forms take the constant as a template argument
+            hdiff_wide_lane<R, kWarps, Split, false>(gr, in, coeff, coeff0, out, int(lane), warp, block, level, [] {});
+          else
+            hdiff_wide_lane<R, kWarps, Split, true>(gr, in, coeff, coeff0, out, int(lane), warp, block, level, [] {});
+        });
+}
+
+TEST_CASE("the tuned hdiff's wide forms, emulated on the host, give the portable path's bits", "[weather][hdiff]") {
+  // The auto shapes (4 rows in 8 warps, 6 in 8, 12 in 4) in the wide and the split form; grids whose nx
+  // and ghost width are even (the wide forms' condition): 74 x 37 (warps straddling band rows of 78
+  // positions, the last strip partial, so the split forms' bounds-tested body runs beside the whole-strip
+  // one), 62 x 29 with ghost width 4 (lanes off the grid at i = nx + 2), 120 x 48 (every strip whole for 4
+  // and 6 rows); every boundary kind of the ghosts, a coefficient field and a constant.
+  const int kind = GENERATE(0, 3);
+  const bool field = GENERATE(true, false);
+  for (const Grid& gr : {make_grid(74, 37, 1.0, 1.0, 2, 2), make_grid(62, 29, 1.0, 1.0, 4, 2),
+                         make_grid(120, 48, 1.0, 1.0, 2, 1)}) {
+    const size_t n3 = size_t(gr.size3());
+    const auto in = random_with_ghosts(gr, kind, 500 + kind);
+    const auto cf = random_field(n3, 0.0, 0.015, 600);
+    const double* cp = field ? cf.data() : nullptr;
+    std::vector<double> ref(n3, 0.0);
+    hdiff_portable(exec::Exec(exec::Space::Host), gr, in.data(), cp, 0.0137, ref.data());
+    auto check = [&](const char* shape, auto run) {
+      std::vector<double> out(n3, 0.0);
+      run(out.data());
+      INFO("shape " << shape << ", nx " << gr.nx << ", ghost width " << gr.g << ", boundary kind " << kind
+                    << ", coefficient field " << field);
+      CHECK(out == ref);  // every element, ghosts (never written) included
+    };
+    check("strip4w8", [&](double* o) { emulated_hdiff_wide<4, 8, false>(gr, in.data(), cp, 0.0137, o); });
+    check("strip4w8s", [&](double* o) { emulated_hdiff_wide<4, 8, true>(gr, in.data(), cp, 0.0137, o); });
+    check("strip6w8", [&](double* o) { emulated_hdiff_wide<6, 8, false>(gr, in.data(), cp, 0.0137, o); });
+    check("strip6w8s", [&](double* o) { emulated_hdiff_wide<6, 8, true>(gr, in.data(), cp, 0.0137, o); });
+    check("strip12w4", [&](double* o) { emulated_hdiff_wide<12, 4, false>(gr, in.data(), cp, 0.0137, o); });
+    check("strip12w4s", [&](double* o) { emulated_hdiff_wide<12, 4, true>(gr, in.data(), cp, 0.0137, o); });
+  }
 }
 
 TEST_CASE("tuned CUDA hdiff equals the portable path bit for bit", "[weather][hdiff][gpu]") {
