@@ -50,7 +50,7 @@ TESSERA_HD inline void stage_link(S* __restrict__ f, uint8_t* __restrict__ flags
   const int64_t n = g.cells(), c = k.cell();
   const int q = k.q();
   TESSERA_LBM_UNROLL
-  for (int r = 1; r < L::Q; ++r) {
+  for (int r = 1; r < L::Q; ++r) {  // unrolled to r == q: the lattice's offsets become constants
     if (r != q) continue;
     S* slot = f + int64_t(opposite(r)) * n + (c - g.offset(L::c(r, 0), L::c(r, 1), L::c(r, 2)));
     if constexpr (In) {
