@@ -11,6 +11,7 @@
 #include "tessera/lbm/lattice_state.hpp"
 #include "wall_stage.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -37,6 +38,10 @@ namespace tessera::lbm {
 constexpr long kPrefetchKiBFp32 = 2048;
 constexpr long kPrefetchKiBPairFp32 = 1024;
 constexpr long kPrefetchKiBFp16 = 0;
+
+namespace {
+std::atomic<int64_t> g_xwall_launches{0};  // detail::xwall_kernel_launches
+}  // namespace
 
 #if TESSERA_CUDA_COMPILER
 namespace {
@@ -147,11 +152,19 @@ __device__ inline void wall_links_from(const SlotPtrs<S>& sp, const uint8_t* __r
 // SPM: 0 the direct form; 1 the SP form; 2 its odd step's wall path without the speculation (the flag
 // first, then every fluid cell's streamed values and wall_links_from: TESSERA_LBM_SPECULATE=patch, the
 // default for D3Q27 with fp16 storage: the wall-adjacent cells' second pass through aa_load goes, LBM item 32).
-template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool WU = false, int SPM = 0>
+// XS (TESSERA_LBM_XWALL=on, LBM item 35): in the odd step a cell flagged kXWallLo or kXWallHi (flags.hpp: a
+// face of the box normal to x, one such cell at each end of a row) streams with the others of its warp, its
+// links from the x wall read from and bounced into its own slots (stream_collide.hpp: xwall_slot,
+// xwall_from, xwall_into), instead of a second, divergent pass of one lane through aa_load (or the staged
+// links' two passes, whose x-face links cost two scattered sectors each). Warps without such a cell take
+// the form without the address selects (warp-uniform). The bits are aa_load's and aa_store's.
+template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool WU = false, int SPM = 0,
+          bool XS = false>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
                            Geom32 g, Prefetch pf, SlotPtrs<S> sp) {
   static_assert(!(SPM && WU), "the speculative loads and the one-pass wall warps are separate forms");
+  static_assert(!XS || (!SPM && !WU), "the x-wall cells' streaming is a form of the direct kernel");
   constexpr bool SP = SPM == 1, Gather = SPM != 0;
   using A = typename Storage<S>::Real;
   constexpr int Q = L::Q;
@@ -166,6 +179,21 @@ __global__ void __launch_bounds__(BX, MB)
   bool free = odd && (fl & kStreamFree);
   if constexpr (WU)
     if (odd) free = __all_sync(__activemask(), free);
+  // XS: xlo / xhi, a cell streamed with its links from the wall at x - 1 / x + 1 taken from its own slots;
+  // xwall, whether the warp has one (then its addresses are selected per lane); xwf, that wall's flag.
+  bool xlo = false, xhi = false, xwall = false;
+  uint8_t xwf = 0;
+  if constexpr (XS) {
+    if (odd && !free && flag_kind(fl) == kFluid) {
+      xlo = (fl & kXWallLo) != 0;
+      xhi = (fl & kXWallHi) != 0;
+    }
+    if (xlo || xhi) {
+      free = true;
+      xwf = __ldg(flags + (xlo ? c - 1u : c + 1u));
+    }
+    xwall = __any_sync(__activemask(), xlo || xhi);
+  }
   A fq[Q];
   // The odd step of a cell without a wall neighbour loads direction q from adr[q] and stores direction
   // opposite(q) to the same address (AA pattern). KeepAdr: the addresses are formed once and held over the
@@ -177,6 +205,12 @@ __global__ void __launch_bounds__(BX, MB)
     adr[0] = f + c;
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) adr[q] = sp.p[opposite(q)] + (c - offset32<L>(q, g));
+    if constexpr (XS)
+      if (xwall) {  // xwall_slot's choice: slot q of c for a link from the cell's x wall
+        TESSERA_LBM_UNROLL
+        for (int q = 1; q < Q; ++q)
+          if ((xlo && xwall_link<L>(q, true)) || (xhi && xwall_link<L>(q, false))) adr[q] = sp.p[q] + c;
+      }
   };
   if (!odd) {
     TESSERA_LBM_UNROLL
@@ -192,7 +226,11 @@ __global__ void __launch_bounds__(BX, MB)
     if (!is_fluid(fl)) return;
   if constexpr (Gather)
     if (odd && !free) wall_links_from<L, S, A>(sp, flags, g, c, fq);
+  if constexpr (XS)
+    if (xlo || xhi) xwall_from<L, S, A>(fq, xlo, c_walls, xwf);
   collide_cell<L, K, A, KF>(a, int64_t(c), fq);
+  if constexpr (XS)
+    if (xlo || xhi) xwall_into<L, S, A>(fq, xlo, c_walls, xwf);
   if (!odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) sp.p[opposite(q)][c] = Storage<S>::store(fq[q]);
@@ -349,7 +387,11 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
               stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, 2><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             else if (wall_warp_uniform())
               stream_collide_tuned32<L, S, K, BX, MB, KF, true, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
-            else
+            else if (s.parity == 1 && detail::xwall_select_used(s)) {
+              stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, 0, true>
+                  <<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
+              ++g_xwall_launches;
+            } else
               stream_collide_tuned32<L, S, K, BX, MB, KF, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             return;
           }
@@ -513,17 +555,27 @@ bool wall_stage_wanted(LatticeKind lattice, Precision precision) {
   return v == 2 ? lattice == LatticeKind::D3Q19 && precision == Precision::FP16 : v == 0;
 }
 
+int64_t xwall_kernel_launches() { return g_xwall_launches.load(); }
+
+// Measured: not yet (written without a GPU, LBM item 35), so off unless asked for.
+bool xwall_select_used(const LatticeState& s) {
+  const bool on = knob_choice("TESSERA_LBM_XWALL", {"on", "off"}, "off", "off, until measured on the GPU") == 0;
+  return on && s.x_wall_cells() > 0;
+}
+
 namespace {
 // The staged links for s's current flags (built when they changed); false when there is nothing to stage.
+// Without the x-wall cells where the one-cell kernel streams them (xwall_select_used).
 bool wall_stage_ready(LatticeState& s) {
   LatticeState::WallStage& w = s.wall_stage();
-  if (w.version == s.flags_version()) return w.count > 0;
+  const bool skip_x = xwall_select_used(s);
+  if (w.version == s.flags_version() && w.skip_x_wall == skip_x) return w.count > 0;
   // At most one link per 4 cells (at most 3 bytes per cell with the kept slots: fp32 D3Q19 stays within
   // 80 bytes per cell) or 2^20 links (12 MiB), whichever is more: porous media beyond that keep the
   // wall-checking path. A box with walls on every face has about 30 / n (D3Q19) or 54 / n (D3Q27) links
   // per cell at n^3.
   const std::size_t cap = std::max<std::size_t>(std::size_t(s.grid().cells() / 4), std::size_t(1) << 20);
-  const std::vector<StageLink> links = stage_links(s.lattice(), s.grid(), read_flags(s), cap);
+  const std::vector<StageLink> links = stage_links(s.lattice(), s.grid(), read_flags(s), cap, skip_x);
   w.count = int64_t(links.size());
   if (w.count > 0) {
     w.links = Buffer<uint64_t>(links.size(), s.memkind(), "lbm::wall_stage_links");
@@ -535,6 +587,7 @@ bool wall_stage_ready(LatticeState& s) {
     w.save = Buffer<unsigned char>();
   }
   w.version = s.flags_version();
+  w.skip_x_wall = skip_x;
   return w.count > 0;
 }
 

@@ -43,7 +43,7 @@ std::string Simulation::write_checkpoint(const std::string& dir, io::CheckpointM
     for (int64_t j = 0; j < g.ny; ++j)
       for (int64_t i = 0; i < g.nx; ++i) {
         const int64_t c = g.cell(i, j, k), l = i + g.nx * (j + g.ny * k);
-        flags[std::size_t(l)] = uint8_t(fl[std::size_t(c)] & ~kNoWallNeighbour);  // geometry only
+        flags[std::size_t(l)] = geometry_flag(fl[std::size_t(c)]);  // without the derived bits
         for (int q = 0; q < Q; ++q)
           std::memcpy(&pops[std::size_t((l * Q + q) * B)], &all[std::size_t((q * n + c) * B)], std::size_t(B));
       }
@@ -80,7 +80,7 @@ void Simulation::restore(const io::CheckpointReader& r) {
     for (int64_t j = 0; j < g.ny; ++j)
       for (int64_t i = 0; i < g.nx; ++i) {
         const int64_t c = g.cell(i, j, k), l = i + g.nx * (j + g.ny * k);
-        if ((flags[std::size_t(l)] ^ mine[std::size_t(c)]) & ~kNoWallNeighbour) ++bad;
+        if (geometry_flag(flags[std::size_t(l)]) != geometry_flag(mine[std::size_t(c)])) ++bad;
         for (int q = 0; q < Q; ++q)
           std::memcpy(&all[std::size_t((q * n + c) * B)], &pops[std::size_t((l * Q + q) * B)], std::size_t(B));
       }

@@ -3,13 +3,22 @@
 //   bits 0-1: kind   0 fluid, 1 wall (half-way bounce-back), 2 inactive (never read, never written),
 //                    3 open: a fluid cell next to an open face (velocity inlet / pressure outlet)
 //   bits 2-5: wall id for kind 1: index into CollisionParams::walls (id 0 is a wall at rest);
-//             face index (0..5: x-, x+, y-, y+, z-, z+) for kind 3 (open_boundary.hpp)
+//             face index (0..5: x-, x+, y-, y+, z-, z+) for kind 3 (open_boundary.hpp);
+//             for kind 0, bits 2-3: kXWallLo / kXWallHi, derived like kNoWallNeighbour (below)
 //   bit 6:    kNoWallNeighbour on a fluid cell none of whose lattice neighbours is a wall: the odd AA step
 //             then streams without reading the neighbours' flags (stream_collide.hpp). write_flags() sets
 //             it from the other bits; it never changes the result, only the work.
 //   bit 7:    kWallStaged, set only during a tuned odd step (wall_stage.hpp) on a fluid cell whose links
 //             from walls have been staged in the wall cells' slots: that step streams it like a
 //             kNoWallNeighbour cell, and the bit is cleared again before the step returns.
+//
+//   kXWallLo (bit 2 of a plain fluid cell, kind 0): its wall neighbours are exactly its lattice neighbours at
+//             x - 1 (the cells it takes its links with c_x = +1 from), all walls of one id; kXWallHi the
+//             same at x + 1. A face of a box normal to x, away from its edges. write_flags() sets them from
+//             the other bits, and like kNoWallNeighbour they never change the result, only the work: the
+//             tuned odd step can stream such a cell with its wall links taken from its own slots
+//             (stream_collide.hpp, xwall_from / xwall_into; TESSERA_LBM_XWALL) instead of reading its
+//             neighbours' flags, and everything else treats it as any cell with a wall neighbour.
 //
 // A wall's velocity enters through Ladd's moving-wall correction (see stream_collide.hpp). Fluid and
 // open cells are the cells updated (is_fluid); walls and inactive cells keep whatever their slots hold.
@@ -31,6 +40,8 @@ inline constexpr uint8_t kNoWallNeighbour = 0x40;
 inline constexpr uint8_t kWallStaged = 0x80;
 // An odd step streams a cell with either bit without reading its neighbours' flags.
 inline constexpr uint8_t kStreamFree = kNoWallNeighbour | kWallStaged;
+inline constexpr uint8_t kXWallLo = 0x04;
+inline constexpr uint8_t kXWallHi = 0x08;
 
 TESSERA_HD constexpr uint8_t flag_kind(uint8_t f) { return uint8_t(f & 3u); }
 TESSERA_HD constexpr int flag_wall_id(uint8_t f) { return int(f >> 2) & 15; }
@@ -38,5 +49,11 @@ TESSERA_HD constexpr uint8_t make_wall(int id) { return uint8_t(kWall | (uint8_t
 TESSERA_HD constexpr uint8_t make_open(int face) { return uint8_t(kOpen | (uint8_t(face & 15) << 2)); }
 // Cells that are updated and hold valid populations: plain fluid and open-boundary cells.
 TESSERA_HD constexpr bool is_fluid(uint8_t f) { return flag_kind(f) == kFluid || flag_kind(f) == kOpen; }
+// The flag without the bits derived from the geometry (kNoWallNeighbour, kXWallLo, kXWallHi) or set within
+// a step (kWallStaged): what a case or a checkpoint gives.
+TESSERA_HD constexpr uint8_t geometry_flag(uint8_t f) {
+  const uint8_t g = uint8_t(f & ~(kNoWallNeighbour | kWallStaged));
+  return flag_kind(g) == kFluid ? uint8_t(g & ~(kXWallLo | kXWallHi)) : g;
+}
 
 }  // namespace tessera::lbm
