@@ -253,7 +253,7 @@ int main(int argc, char** argv) {
         for (const char* knob : {"TESSERA_LBM_PAIR", "TESSERA_LBM_INDEX", "TESSERA_LBM_FORCE_TERMS", "TESSERA_LBM_PREFETCH",
                                  "TESSERA_LBM_PAIR_ALIGN", "TESSERA_LBM_LAUNCH", "TESSERA_LBM_QUAD",
                                  "TESSERA_LBM_QUAD_ODD", "TESSERA_LBM_L2HINT", "TESSERA_LBM_WALL_WARP",
-                                 "TESSERA_LBM_SPECULATE", "TESSERA_LBM_WALL_STAGE", "TESSERA_LBM_XWALL"})
+                                 "TESSERA_LBM_SPECULATE", "TESSERA_LBM_WALL_STAGE", "TESSERA_LBM_FACE_CELLS"})
           r.set(knob, env_or_empty(knob));
         r
             .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form.ends_with("pair") || form == "quad" || form == "quad-staged") : 0))
@@ -265,8 +265,8 @@ int main(int argc, char** argv) {
             .set("memory_bytes_per_cell", double(s.bytes_per_cell()))
             // links from walls staged for the odd steps (0: none or not staged; kernels/lbm/src/wall_stage.hpp)
             .set("wall_stage_links", static_cast<long long>(s.wall_stage().count))
-            // cells on the x faces that the odd step can stream itself (flags.hpp, kXWallLo / kXWallHi)
-            .set("x_wall_cells", static_cast<long long>(s.x_wall_cells()));
+            // cells of the box's faces that the odd step can stream itself (flags.hpp, flag_face)
+            .set("face_cells", static_cast<long long>(s.face_cells()));
         bench::set_timing(r, timing);
         std::printf("%s\n", r.str().c_str());
         std::fflush(stdout);

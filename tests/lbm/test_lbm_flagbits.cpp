@@ -1,8 +1,8 @@
 // The kNoWallNeighbour flag bit (flags.hpp): write_flags() sets it exactly on the interior fluid cells with
 // no wall among their lattice neighbours, and the streaming it enables gives the same bits as the general
 // path (flags written without the bit, straight to the device/host buffer), on the host and, with the
-// tuned CUDA kernel, on the GPU. Likewise kXWallLo / kXWallHi (the x-wall cells, which the tuned odd step
-// streams with TESSERA_LBM_XWALL=on: test_lbm_wall_stage).
+// tuned CUDA kernel, on the GPU. Likewise the face of a face cell (flag_face: the tuned odd step streams
+// such cells with TESSERA_LBM_FACE_CELLS=on: test_lbm_wall_stage).
 #include <set>
 
 #include "catch_compat.hpp"
@@ -14,62 +14,64 @@ using namespace tessera::lbm;
 using namespace tessera::lbm::test;
 
 namespace {
+// random_flags (10 % interior walls), or with mixed_x_walls (3-D) a sparser geometry (scattered_flags, 1
+// in 40) whose x - 1 face has walls of ids 2 and 3 by rows, so that some x-face cells see two ids.
 template <class L>
 void check_bits(bool mixed_x_walls) {
   const GridLayout g = grid_for(L::kind, 13, 11, 9);
-  std::vector<uint8_t> fl = random_flags(g, 3);
-  if (mixed_x_walls)  // the x - 1 face: ids 2 and 3 by rows, so that some x-face cells see two ids
+  std::vector<uint8_t> fl = mixed_x_walls ? scattered_flags(g, true, 3, 40, 1, 0) : random_flags(g, 3);
+  if (mixed_x_walls)
     for (int64_t k = 0; k < g.pz(); ++k)
       for (int64_t j = 0; j < g.py(); ++j) fl[std::size_t(g.px() * (j + g.py() * k))] = make_wall(j % 4 == 0 ? 2 : 3);
   LatticeState s(L::kind, Precision::FP32, g, exec::Space::Host);
   write_flags(s, fl);
   const std::vector<uint8_t> got = read_flags(s);
-  int64_t marked = 0, xmarked = 0;
+  int64_t marked = 0, fmarked = 0;
   for (int64_t c = 0; c < g.cells(); ++c) {
     REQUIRE(geometry_flag(got[std::size_t(c)]) == fl[std::size_t(c)]);  // geometry bits untouched
     if (got[std::size_t(c)] & kNoWallNeighbour) ++marked;
-    // Outside the interior (ghost cells) no derived bit.
-    if (flag_kind(fl[std::size_t(c)]) == kFluid && !(got[std::size_t(c)] & kNoWallNeighbour) &&
-        (got[std::size_t(c)] & (kXWallLo | kXWallHi)))
-      ++xmarked;
+    if (flag_face(got[std::size_t(c)]) != 0) ++fmarked;  // ghost cells included: none there
   }
-  int64_t xexpected = 0;
+  int64_t fexpected = 0;
+  std::set<int> seen;
   for (int64_t k = 0; k < g.nz; ++k)
     for (int64_t j = 0; j < g.ny; ++j)
       for (int64_t i = 0; i < g.nx; ++i) {
         const int64_t c = g.cell(i, j, k);
         const bool fluid = flag_kind(fl[std::size_t(c)]) == kFluid;
         bool free = fluid;
-        // The x-wall classes, spelled out: side s (0: x - 1, 1: x + 1) has every link with c_x = +1 (-1)
-        // from a wall, all of one id, and no other link comes from a wall.
-        int walls_at[2] = {0, 0}, others = 0;
-        std::set<int> ids[2];
+        // The faces, spelled out: face 1 + 2a + s when the walls among the cell's neighbours are the
+        // neighbours at x_a - 1 (s = 0) or x_a + 1 (s = 1), all of them, of one wall id.
+        std::set<int64_t> wall_cells;
+        std::set<int> ids;
         for (int q = 1; q < L::Q; ++q) {
-          const uint8_t w = fl[std::size_t(c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2)))];
-          if (flag_kind(w) != kWall) continue;
+          const int64_t nb = c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+          if (flag_kind(fl[std::size_t(nb)]) != kWall) continue;
           free = false;
-          if (L::c(q, 0) == 0) {
-            ++others;
-          } else {
-            const int sd = L::c(q, 0) > 0 ? 0 : 1;
-            ++walls_at[sd];
-            ids[sd].insert(flag_wall_id(w));
-          }
+          wall_cells.insert(nb);
+          ids.insert(flag_wall_id(fl[std::size_t(nb)]));
         }
-        const int per_side = L::D == 3 ? (L::Q == 19 ? 5 : 9) : 0;
-        const bool lo = fluid && L::D == 3 && others == 0 && walls_at[1] == 0 && walls_at[0] == per_side && ids[0].size() == 1;
-        const bool hi = fluid && L::D == 3 && others == 0 && walls_at[0] == 0 && walls_at[1] == per_side && ids[1].size() == 1;
+        int face = 0;
+        for (int a = 0; a < L::D && L::D == 3 && fluid && ids.size() == 1; ++a)
+          for (int sd = 0; sd < 2; ++sd) {
+            std::set<int64_t> across;  // the lattice neighbours at x_a - 1 (sd = 0) or x_a + 1
+            for (int q = 1; q < L::Q; ++q)
+              if (L::c(q, a) == (sd == 0 ? -1 : 1))
+                across.insert(c + g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2)));
+            if (across == wall_cells) face = 1 + 2 * a + sd;
+          }
         const uint8_t f = got[std::size_t(c)];
         REQUIRE(bool(f & kNoWallNeighbour) == free);
-        if (flag_kind(f) != kFluid) continue;  // bits 2-5 are the wall id or the open face there
-        REQUIRE(bool(f & kXWallLo) == lo);
-        REQUIRE(bool(f & kXWallHi) == hi);
-        xexpected += lo || hi;
+        REQUIRE(flag_face(f) == face);
+        if (face) {
+          ++fexpected;
+          seen.insert(face);
+        }
       }
   CHECK(marked > 0);  // the random geometry has both kinds of fluid cells
-  REQUIRE(xmarked == xexpected);
-  REQUIRE(s.x_wall_cells() == xexpected);
-  if (L::D == 3) CHECK(xexpected > 0);  // and cells on the x faces of either class
+  REQUIRE(fmarked == fexpected);
+  REQUIRE(s.face_cells() == fexpected);
+  if (L::D == 3) REQUIRE(seen.size() == 6);  // and cells on every face
 }
 
 // Populations after `steps` steps with the flag bit (fast streaming) or without it (general path).
@@ -94,9 +96,9 @@ std::vector<double> run(LatticeKind k, Precision pr, exec::Space sp, KernelPath 
 }
 }  // namespace
 
-TEST_CASE("write_flags marks the cells without a wall neighbour and the x-wall cells", "[lbm]") {
+TEST_CASE("write_flags marks the cells without a wall neighbour and the face cells", "[lbm]") {
+  check_bits<D2Q9>(false);
   for (bool mixed : {false, true}) {
-    check_bits<D2Q9>(mixed);
     check_bits<D3Q19>(mixed);
     check_bits<D3Q27>(mixed);
   }

@@ -1,10 +1,10 @@
 // Wall links staged in the walls' slots (kernels/lbm/src/wall_stage.hpp), on the host: the list the tuned
 // path builds, and the staged odd step (stage in, stream every listed cell like one without a wall
 // neighbour, stage out) against the wall-checking odd step, every byte of every slot (walls included) and
-// every flag. The same for the cells flagged kXWallLo / kXWallHi streamed with their x-wall links from
-// their own slots (stream_collide.hpp: aa_load_xwall, aa_store_xwall; TESSERA_LBM_XWALL), alone and with
-// the other cells' links staged. On the GPU ([gpu], below) the tuned kernels with
-// TESSERA_LBM_WALL_STAGE=on against off, and with TESSERA_LBM_XWALL=on against off.
+// every flag. The same for the face cells (flag_face) streamed with their links from the wall from their
+// own slots (stream_collide.hpp: aa_load_face, aa_store_face; TESSERA_LBM_FACE_CELLS), alone and with the
+// other cells' links staged. On the GPU ([gpu], below) the tuned kernels with TESSERA_LBM_WALL_STAGE=on
+// against off, and with TESSERA_LBM_FACE_CELLS=on against off.
 #include <cstring>
 #include <map>
 #include <memory>
@@ -56,7 +56,7 @@ std::vector<uint8_t> staged_odd_step(LatticeState& s, const CollisionParams& p, 
 
 template <class L>
 void check_list(const GridLayout& g, const std::vector<uint8_t>& fl, const std::vector<StageLink>& links,
-                bool skip_x_wall = false) {
+                bool skip_faces = false) {
   // Every listed link comes from a wall with that id, of a plain fluid cell with a wall neighbour, ordered
   // by q and then by cell, the link of least q of each cell marked first.
   std::map<int64_t, int> per_cell;
@@ -91,7 +91,7 @@ void check_list(const GridLayout& g, const std::vector<uint8_t>& fl, const std::
         for (int q = 1; q < L::Q; ++q)
           walls += flag_kind(fl[std::size_t(c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2)))]) == kWall;
         const auto it = per_cell.find(c);
-        if (walls == 0 || (skip_x_wall && (fl[std::size_t(c)] & (kXWallLo | kXWallHi)))) {
+        if (walls == 0 || (skip_faces && flag_face(fl[std::size_t(c)]) != 0)) {
           REQUIRE(it == per_cell.end());
         } else {
           REQUIRE(it != per_cell.end());
@@ -142,10 +142,10 @@ void staged_equals_reference(Precision pr, CollisionKind ck) {
 }
 
 // Walls on the faces normal to x with ids 3 (x - 1; id 5 on every fifth row) and 4 (x + 1), all moving
-// (xwall_params), the other ghosts and the scattered interior walls as walled_flags: cells flagged
-// kXWallLo and kXWallHi on both x faces, x-face cells next to two wall ids (not flagged), and
-// wall-adjacent cells of every other kind.
-std::vector<uint8_t> xwall_flags(const GridLayout& g, unsigned seed) {
+// (face_params), the other ghosts (id 1, moving, on the y + 1 face; id 0 elsewhere) and the scattered
+// interior walls as walled_flags: face cells on all six faces, x-face cells next to two wall ids (no
+// face), and wall-adjacent cells of every other kind.
+std::vector<uint8_t> face_flags(const GridLayout& g, unsigned seed) {
   std::vector<uint8_t> fl = walled_flags(g, seed);
   for (int64_t k = 0; k < g.pz(); ++k)
     for (int64_t j = 0; j < g.py(); ++j) {
@@ -154,7 +154,7 @@ std::vector<uint8_t> xwall_flags(const GridLayout& g, unsigned seed) {
     }
   return fl;
 }
-CollisionParams xwall_params(CollisionKind ck) {
+CollisionParams face_params(CollisionKind ck) {
   CollisionParams p = test_params(ck);
   p.walls.u[3][0] = 0.01f;  // not physical (a wall moving through itself), but every term is nonzero
   p.walls.u[3][1] = -0.04f;
@@ -165,11 +165,11 @@ CollisionParams xwall_params(CollisionKind ck) {
   return p;
 }
 
-// The odd step as the tuned one-cell kernel takes it with TESSERA_LBM_XWALL=on: the cells flagged
-// kXWallLo / kXWallHi (and not staged) through aa_load_xwall, the collision and aa_store_xwall, every
-// other fluid cell as the reference's update_cell. Returns how many cells took the x-wall form.
+// The odd step as the tuned one-cell kernel takes it with TESSERA_LBM_FACE_CELLS=on: the face cells (not
+// staged) through aa_load_face, the collision and aa_store_face, every other fluid cell as the
+// reference's update_cell. Returns how many cells took the face form.
 template <class L, class S, CollisionKind K>
-int64_t xwall_odd_step(LatticeState& s, const CollisionParams& p) {
+int64_t face_odd_step(LatticeState& s, const CollisionParams& p) {
   using A = typename Storage<S>::Real;
   REQUIRE(s.parity == 1);
   const GridLayout& g = s.grid();
@@ -182,11 +182,11 @@ int64_t xwall_odd_step(LatticeState& s, const CollisionParams& p) {
       for (int64_t i = 0; i < g.nx; ++i) {
         const int64_t c = g.cell(i, j, k);
         if (!is_fluid(fl[c])) continue;
-        if ((fl[c] & (kXWallLo | kXWallHi)) && !(fl[c] & kStreamFree)) {
+        if (flag_face(fl[c]) != 0 && !(fl[c] & kStreamFree)) {
           A fq[L::Q];
-          aa_load_xwall<L, S, A>(f, fl, g, p.walls, c, fq);
+          aa_load_face<L, S, A>(f, fl, g, p.walls, c, fq);
           collide_cell<L, K, A>(a, c, fq);
-          aa_store_xwall<L, S, A>(f, fl, g, p.walls, c, fq);
+          aa_store_face<L, S, A>(f, fl, g, p.walls, c, fq);
           ++x;
         } else {
           update_cell<L, S, K, A>(f, fl, a, p.walls, c);
@@ -197,26 +197,24 @@ int64_t xwall_odd_step(LatticeState& s, const CollisionParams& p) {
   return x;
 }
 
-// Six steps of the reference against the same with the odd steps as xwall_odd_step, the other cells'
+// Six steps of the reference against the same with the odd steps as face_odd_step, the other cells'
 // wall links staged or not: every byte (walls' slots included) and every flag after each step.
 template <class L, class S, CollisionKind K>
-void xwall_equals_reference(Precision pr, bool staged) {
+void face_equals_reference(Precision pr, bool staged) {
   const GridLayout g = grid_for(L::kind, 21, 12, 9);
-  const std::vector<uint8_t> fl0 = xwall_flags(g, 5);
+  const std::vector<uint8_t> fl0 = face_flags(g, 5);
   const exec::Exec ex(exec::Space::Host);
-  const CollisionParams p = xwall_params(K);
-  LatticeState ref(L::kind, pr, g, exec::Space::Host), xw(L::kind, pr, g, exec::Space::Host);
-  for (LatticeState* s : {&ref, &xw}) {
+  const CollisionParams p = face_params(K);
+  LatticeState ref(L::kind, pr, g, exec::Space::Host), fc(L::kind, pr, g, exec::Space::Host);
+  for (LatticeState* s : {&ref, &fc}) {
     write_flags(*s, fl0);
     write_slots(*s, random_pops<L>(g, 9));
   }
   const std::vector<uint8_t> fl = read_flags(ref);
-  REQUIRE(xw.x_wall_cells() > 0);
-  int64_t lo = 0, hi = 0;
-  for (uint8_t f : fl) lo += (f & kXWallLo) != 0 && flag_kind(f) == kFluid, hi += (f & kXWallHi) != 0 && flag_kind(f) == kFluid;
-  REQUIRE(lo > 0);
-  REQUIRE(hi > 0);
-  REQUIRE(lo + hi == xw.x_wall_cells());
+  int64_t per_face[7] = {0, 0, 0, 0, 0, 0, 0};
+  for (uint8_t f : fl) ++per_face[flag_face(f)];
+  for (int face = 1; face <= 6; ++face) REQUIRE(per_face[face] > 0);
+  REQUIRE(per_face[1] + per_face[2] + per_face[3] + per_face[4] + per_face[5] + per_face[6] == fc.face_cells());
   const std::vector<StageLink> links =
       staged ? lbm::detail::stage_links(L::kind, g, fl, kNoCap, true) : std::vector<StageLink>{};
   if (staged) {
@@ -225,36 +223,36 @@ void xwall_equals_reference(Precision pr, bool staged) {
   }
   for (int t = 0; t < 6; ++t) {
     INFO("step " << t);
-    const bool odd = xw.parity == 1;
+    const bool odd = fc.parity == 1;
     stream_collide(ex, ref, p, KernelPath::Reference);
     if (odd) {
-      int64_t x = 0;
-      staged_odd_step<L, S>(xw, p, links, [&] { x = xwall_odd_step<L, S, K>(xw, p); });
-      REQUIRE(x == xw.x_wall_cells());
+      int64_t streamed = 0;
+      staged_odd_step<L, S>(fc, p, links, [&] { streamed = face_odd_step<L, S, K>(fc, p); });
+      REQUIRE(streamed == fc.face_cells());
     } else {
-      stream_collide(ex, xw, p, KernelPath::Reference);
+      stream_collide(ex, fc, p, KernelPath::Reference);
     }
-    REQUIRE(raw(xw) == raw(ref));
-    REQUIRE(read_flags(xw) == fl);
+    REQUIRE(raw(fc) == raw(ref));
+    REQUIRE(read_flags(fc) == fl);
   }
 }
 
 }  // namespace
 
-TEST_CASE("x-wall cells streamed from their own slots give the wall-checking step's bytes", "[lbm]") {
+TEST_CASE("face cells streamed from their own slots give the wall-checking step's bytes", "[lbm]") {
   for (bool staged : {false, true})
     for (CollisionKind ck : {CollisionKind::BGK, CollisionKind::TRT}) {
       INFO(to_string(ck) << (staged ? ", other cells staged" : ""));
       if (ck == CollisionKind::BGK) {
-        xwall_equals_reference<D3Q19, float, CollisionKind::BGK>(Precision::FP32, staged);
-        xwall_equals_reference<D3Q19, half_t, CollisionKind::BGK>(Precision::FP16, staged);
-        xwall_equals_reference<D3Q27, float, CollisionKind::BGK>(Precision::FP32, staged);
-        xwall_equals_reference<D3Q27, half_t, CollisionKind::BGK>(Precision::FP16, staged);
+        face_equals_reference<D3Q19, float, CollisionKind::BGK>(Precision::FP32, staged);
+        face_equals_reference<D3Q19, half_t, CollisionKind::BGK>(Precision::FP16, staged);
+        face_equals_reference<D3Q27, float, CollisionKind::BGK>(Precision::FP32, staged);
+        face_equals_reference<D3Q27, half_t, CollisionKind::BGK>(Precision::FP16, staged);
       } else {
-        xwall_equals_reference<D3Q19, float, CollisionKind::TRT>(Precision::FP32, staged);
-        xwall_equals_reference<D3Q19, half_t, CollisionKind::TRT>(Precision::FP16, staged);
-        xwall_equals_reference<D3Q27, float, CollisionKind::TRT>(Precision::FP32, staged);
-        xwall_equals_reference<D3Q27, half_t, CollisionKind::TRT>(Precision::FP16, staged);
+        face_equals_reference<D3Q19, float, CollisionKind::TRT>(Precision::FP32, staged);
+        face_equals_reference<D3Q19, half_t, CollisionKind::TRT>(Precision::FP16, staged);
+        face_equals_reference<D3Q27, float, CollisionKind::TRT>(Precision::FP32, staged);
+        face_equals_reference<D3Q27, half_t, CollisionKind::TRT>(Precision::FP16, staged);
       }
     }
 }
@@ -289,10 +287,10 @@ TEST_CASE("staged wall links: the odd step gives the wall-checking step's bytes"
 // (wall_stage.hpp); with off they take the wall-checking paths. Every byte of every slot (walls included)
 // and every flag must be the same after each run, for every kernel form that takes odd steps, and the
 // staging must have run (links listed; the y-max face and interior walls of ids 1 and 2 move). The
-// default (auto) stages D3Q19 with fp16 storage only. TESSERA_LBM_XWALL=on (with the staging on and off)
-// must give the same bytes again; the one-cell kernel's x-wall form must have run where it applies (the
-// hinted force-free BGK step: D3Q19 fp16 and D3Q27 fp32 by default) and the staged list must have left
-// the x-wall cells out.
+// default (auto) stages D3Q19 with fp16 storage only. TESSERA_LBM_FACE_CELLS=on (with the staging on and
+// off) must give the same bytes again; the one-cell kernel's face form must have run where it applies (its
+// hinted force-free BGK step of D3Q19: fp16 by default) and the staged list must have left the face cells
+// out (D3Q19 only).
 TEST_CASE("staged wall links give the wall-checking kernels' bytes", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
   struct Case {
@@ -317,7 +315,7 @@ TEST_CASE("staged wall links give the wall-checking kernels' bytes", "[lbm][gpu]
   struct Out {
     std::vector<unsigned char> pops;
     std::vector<uint8_t> flags;
-    int64_t links = 0, x_wall_cells = 0, xwall_launches = 0;
+    int64_t links = 0, face_cells = 0, face_launches = 0;
   };
   auto go = [](LatticeKind k, Precision pr, CollisionKind ck, const Case& cs, bool forced, int steps) {
     const GridLayout g = grid_for(k, cs.nx, cs.ny, cs.nz);
@@ -327,12 +325,12 @@ TEST_CASE("staged wall links give the wall-checking kernels' bytes", "[lbm][gpu]
     CollisionParams p = test_params(ck);
     if (!forced) p.force[0] = p.force[1] = p.force[2] = 0.0;
     const exec::Exec ex(exec::Space::Device);
-    const int64_t launches = lbm::detail::xwall_kernel_launches();
+    const int64_t launches = lbm::detail::face_kernel_launches();
     for (int t = 0; t < steps; ++t) stream_collide(ex, s, p, KernelPath::Tuned);
     exec::fence(ex);
     Out o;
-    o.x_wall_cells = s.x_wall_cells();
-    o.xwall_launches = lbm::detail::xwall_kernel_launches() - launches;
+    o.face_cells = s.face_cells();
+    o.face_launches = lbm::detail::face_kernel_launches() - launches;
     o.pops.resize(std::size_t(s.q()) * std::size_t(g.cells()) * std::size_t(precision_bytes(pr)));
     copy_n(o.pops.data(), MemKind::Host, static_cast<const unsigned char*>(s.pops()), s.memkind(), o.pops.size());
     o.flags = read_flags(s);
@@ -369,19 +367,22 @@ TEST_CASE("staged wall links give the wall-checking kernels' bytes", "[lbm][gpu]
               REQUIRE(on.flags == off.flags);
               for (uint8_t f : on.flags) REQUIRE((f & kWallStaged) == 0);
               REQUIRE(on.pops == off.pops);
-              REQUIRE(on.xwall_launches == 0);  // TESSERA_LBM_XWALL unset: off
-              // The x-wall cells streamed by the one-cell kernel, alone and beside the staged links.
+              REQUIRE(on.face_launches == 0);  // TESSERA_LBM_FACE_CELLS unset: off
+              // The face cells streamed by the one-cell kernel, alone and beside the staged links.
               for (const char* stage : {"on", "off"}) {
-                INFO("TESSERA_LBM_XWALL=on, TESSERA_LBM_WALL_STAGE=" << stage);
-                const ScopedEnv xs("TESSERA_LBM_XWALL", "on"), st("TESSERA_LBM_WALL_STAGE", stage);
+                INFO("TESSERA_LBM_FACE_CELLS=on, TESSERA_LBM_WALL_STAGE=" << stage);
+                const ScopedEnv fcs("TESSERA_LBM_FACE_CELLS", "on"), st("TESSERA_LBM_WALL_STAGE", stage);
                 const Out x = go(k, pr, ck, cs, forced, 5);
-                REQUIRE(x.x_wall_cells == on.x_wall_cells);
-                REQUIRE((x.x_wall_cells > 0) == cs.ghost_walls);
-                if (std::string(stage) == "on") REQUIRE(x.links + (x.x_wall_cells > 0 ? 1 : 0) <= on.links);
-                const bool one_cell_hinted = ck == CollisionKind::BGK && !forced &&
-                                             ((k == LatticeKind::D3Q19 && pr == Precision::FP16) ||
-                                              (k == LatticeKind::D3Q27 && pr == Precision::FP32));
-                if (&fm == &forms[0] && one_cell_hinted && cs.ghost_walls) REQUIRE(x.xwall_launches > 0);
+                REQUIRE(x.face_cells == on.face_cells);
+                REQUIRE((x.face_cells > 0) == cs.ghost_walls);
+                if (std::string(stage) == "on" && x.face_cells > 0) {  // D3Q19 leaves the face cells out
+                  if (k == LatticeKind::D3Q19) REQUIRE(x.links < on.links);
+                  else REQUIRE(x.links == on.links);
+                }
+                // The face form: the one-cell kernel's hinted force-free BGK step of D3Q19 (fp16 by default).
+                const bool face_form = k == LatticeKind::D3Q19 && pr == Precision::FP16 && ck == CollisionKind::BGK && !forced;
+                if (&fm == &forms[0] && face_form && cs.ghost_walls) REQUIRE(x.face_launches > 0);
+                if (k != LatticeKind::D3Q19) REQUIRE(x.face_launches == 0);
                 REQUIRE(x.flags == off.flags);
                 REQUIRE(x.pops == off.pops);
               }

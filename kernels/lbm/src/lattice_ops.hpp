@@ -31,12 +31,12 @@ bool tuned_force_terms(const LatticeState& s, const CollisionParams& p);
 // every step) on or off, unset or auto for D3Q19 with fp16 storage only; other values are refused.
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 bool wall_stage_wanted(LatticeKind lattice, Precision precision);
-// Whether the one-cell kernel's odd steps stream the cells flagged kXWallLo / kXWallHi (flags.hpp) with
-// their x-wall links from their own slots, and the staged links leave them out: TESSERA_LBM_XWALL (read
-// at every step) on, and s has such cells; unset or off: no; other values are refused.
-bool xwall_select_used(const LatticeState& s);
+// Whether the one-cell kernel's odd steps stream the face cells (flag_face, flags.hpp) with their links
+// from the wall from their own slots, and the staged links leave them out: TESSERA_LBM_FACE_CELLS (read
+// at every step) on, and s is a D3Q19 lattice with face cells; unset or off: no; other values are refused.
+bool face_cells_streamed(const LatticeState& s);
 // How many odd steps the one-cell kernel has run in that form, in this process (tests: that it ran).
-int64_t xwall_kernel_launches();
+int64_t face_kernel_launches();
 // The same kernel's arithmetic over a sub-box of cells (overlap of the halo exchange); parity unchanged.
 void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box);
 // The two-cells-per-thread kernel (tuned_pair_cuda.cpp) for a whole-box BGK step (by default for D3Q19

@@ -203,74 +203,61 @@ std::vector<uint8_t> read_flags(const LatticeState& s) {
 }
 namespace {
 // Sets kNoWallNeighbour on the interior fluid cells that have no wall among their lattice neighbours
-// (ghost cells included as neighbours), and kXWallLo / kXWallHi (flags.hpp) on the interior plain fluid
-// cells whose wall neighbours are exactly their neighbours at x - 1 / x + 1, all of one wall id; clears
-// them everywhere else. Returns the number of cells with kXWallLo or kXWallHi.
+// (ghost cells included as neighbours), and the face (flags.hpp, flag_face) of the interior plain fluid
+// cells whose wall neighbours are exactly their neighbours at x_a - 1 or x_a + 1, all of one wall id;
+// clears them everywhere else. Returns the number of face cells.
 template <class L>
 int64_t mark_derived_bits(const GridLayout& g, std::vector<uint8_t>& fl) {
   for (auto& f : fl) f = geometry_flag(f);
-  int64_t xwall = 0;
-#pragma omp parallel for schedule(static) reduction(+ : xwall)  // a billion-cell grid: seconds, not a minute
+  int64_t faces = 0;
+#pragma omp parallel for schedule(static) reduction(+ : faces)  // a billion-cell grid: seconds, not a minute
   for (int64_t k = 0; k < g.nz; ++k)
     for (int64_t j = 0; j < g.ny; ++j)
       for (int64_t i = 0; i < g.nx; ++i) {
         const int64_t c = g.cell(i, j, k);
         if (flag_kind(fl[std::size_t(c)]) != kFluid) continue;
-        // Per side (x - 1, x + 1): whether every link with c_x = +1 (-1) comes from a wall of one id; and
-        // whether any other link does.
-        bool all[2] = {true, true}, other = false;
-        int id[2] = {-1, -1};
+        uint32_t walls = 0;  // bit q: link q comes from a wall
+        int id = -1;         // their wall id, if there is one; -2 if there are several
         for (int q = 1; q < L::Q; ++q) {
           const uint8_t w = fl[std::size_t(c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2)))];
-          const bool wall = flag_kind(w) == kWall;
-          const int cx = L::c(q, 0);
-          if (cx == 0) {
-            other = other || wall;
-            continue;
-          }
-          const int s = cx > 0 ? 0 : 1;  // 0: the neighbour at x - 1
-          if (!wall) {
-            all[s] = false;
-          } else {
-            if (id[s] >= 0 && id[s] != flag_wall_id(w)) all[s] = false;
-            id[s] = flag_wall_id(w);
-          }
+          if (flag_kind(w) != kWall) continue;
+          walls |= 1u << q;
+          id = id == -1 || id == flag_wall_id(w) ? flag_wall_id(w) : -2;
         }
-        // One side's class needs no wall on the other side.
-        const bool any_lo = id[0] >= 0, any_hi = id[1] >= 0;
         uint8_t& f = fl[std::size_t(c)];
-        if (!other && !any_lo && !any_hi) {
+        if (walls == 0) {
           f = uint8_t(f | kNoWallNeighbour);
-        } else if (!other && all[0] && !any_hi && L::D == 3) {
-          f = uint8_t(f | kXWallLo);
-          ++xwall;
-        } else if (!other && all[1] && !any_lo && L::D == 3) {
-          f = uint8_t(f | kXWallHi);
-          ++xwall;
+          continue;
         }
+        if (L::D != 3 || id < 0) continue;  // the tuned kernels that stream face cells are 3-D
+        for (int face = 1; face <= 6; ++face)
+          if (walls == face_links<L>(face)) {
+            f = with_face(f, face);
+            ++faces;
+          }
       }
-  return xwall;
+  return faces;
 }
 }  // namespace
 
 void write_flags(LatticeState& s, const std::vector<uint8_t>& flags) {
   TESSERA_REQUIRE(flags.size() == std::size_t(s.grid().cells()), "write_flags: expected one flag per padded cell");
   std::vector<uint8_t> marked = flags;
-  int64_t xwall = 0;
+  int64_t faces = 0;
   switch (s.lattice()) {
-    case LatticeKind::D2Q9: xwall = mark_derived_bits<D2Q9>(s.grid(), marked); break;
-    case LatticeKind::D3Q19: xwall = mark_derived_bits<D3Q19>(s.grid(), marked); break;
-    case LatticeKind::D3Q27: xwall = mark_derived_bits<D3Q27>(s.grid(), marked); break;
+    case LatticeKind::D2Q9: faces = mark_derived_bits<D2Q9>(s.grid(), marked); break;
+    case LatticeKind::D3Q19: faces = mark_derived_bits<D3Q19>(s.grid(), marked); break;
+    case LatticeKind::D3Q27: faces = mark_derived_bits<D3Q27>(s.grid(), marked); break;
   }
   copy_n(s.flags(), s.memkind(), marked.data(), MemKind::Host, marked.size());
-  s.flags_written(xwall);
+  s.flags_written(faces);
 }
 
 namespace detail {
 namespace {
 template <class L>
 std::vector<StageLink> stage_links_t(const GridLayout& g, const std::vector<uint8_t>& fl, std::size_t max_links,
-                                     bool skip_x_wall) {
+                                     bool skip_faces) {
   // Planes in parallel, each into its own list (in cell order), then gathered by q below.
   std::vector<std::vector<StageLink>> per(std::size_t(g.nz));
   std::size_t total = 0;
@@ -282,7 +269,7 @@ std::vector<StageLink> stage_links_t(const GridLayout& g, const std::vector<uint
         const int64_t c = g.cell(i, j, k);
         const uint8_t f = fl[std::size_t(c)];
         if (flag_kind(f) != kFluid || (f & kStreamFree)) continue;
-        if (skip_x_wall && (f & (kXWallLo | kXWallHi))) continue;
+        if (skip_faces && flag_face(f) != 0) continue;
         bool first = true;
         for (int q = 1; q < L::Q; ++q) {
           const uint8_t w = fl[std::size_t(c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2)))];
@@ -307,12 +294,12 @@ std::vector<StageLink> stage_links_t(const GridLayout& g, const std::vector<uint
 }  // namespace
 
 std::vector<StageLink> stage_links(LatticeKind lattice, const GridLayout& g, const std::vector<uint8_t>& flags,
-                                   std::size_t max_links, bool skip_x_wall) {
+                                   std::size_t max_links, bool skip_faces) {
   TESSERA_REQUIRE(flags.size() == std::size_t(g.cells()), "stage_links: expected one flag per padded cell");
   switch (lattice) {
-    case LatticeKind::D2Q9: return stage_links_t<D2Q9>(g, flags, max_links, skip_x_wall);
-    case LatticeKind::D3Q19: return stage_links_t<D3Q19>(g, flags, max_links, skip_x_wall);
-    case LatticeKind::D3Q27: return stage_links_t<D3Q27>(g, flags, max_links, skip_x_wall);
+    case LatticeKind::D2Q9: return stage_links_t<D2Q9>(g, flags, max_links, skip_faces);
+    case LatticeKind::D3Q19: return stage_links_t<D3Q19>(g, flags, max_links, skip_faces);
+    case LatticeKind::D3Q27: return stage_links_t<D3Q27>(g, flags, max_links, skip_faces);
   }
   return {};
 }

@@ -40,7 +40,7 @@ constexpr long kPrefetchKiBPairFp32 = 1024;
 constexpr long kPrefetchKiBFp16 = 0;
 
 namespace {
-std::atomic<int64_t> g_xwall_launches{0};  // detail::xwall_kernel_launches
+std::atomic<int64_t> g_face_launches{0};  // detail::face_kernel_launches
 }  // namespace
 
 #if TESSERA_CUDA_COMPILER
@@ -152,19 +152,19 @@ __device__ inline void wall_links_from(const SlotPtrs<S>& sp, const uint8_t* __r
 // SPM: 0 the direct form; 1 the SP form; 2 its odd step's wall path without the speculation (the flag
 // first, then every fluid cell's streamed values and wall_links_from: TESSERA_LBM_SPECULATE=patch, the
 // default for D3Q27 with fp16 storage: the wall-adjacent cells' second pass through aa_load goes, LBM item 32).
-// XS (TESSERA_LBM_XWALL=on, LBM item 35): in the odd step a cell flagged kXWallLo or kXWallHi (flags.hpp: a
-// face of the box normal to x, one such cell at each end of a row) streams with the others of its warp, its
-// links from the x wall read from and bounced into its own slots (stream_collide.hpp: xwall_slot,
-// xwall_from, xwall_into), instead of a second, divergent pass of one lane through aa_load (or the staged
-// links' two passes, whose x-face links cost two scattered sectors each). Warps without such a cell take
-// the form without the address selects (warp-uniform). The bits are aa_load's and aa_store's.
+// FC (TESSERA_LBM_FACE_CELLS=on, LBM item 35): in the odd step a face cell (flag_face, flags.hpp: a cell of
+// a box's face away from its edges; on the faces normal to x, one at each end of a row) streams with the
+// others of its warp, its links from the wall read from and bounced into its own slots (stream_collide.hpp:
+// face_slot, face_from, face_into), instead of a pass through aa_load (for the x faces a second, divergent
+// pass of one lane) or the staged links' two passes (whose x-face links cost two scattered sectors each).
+// Warps without a face cell skip the address selects (warp-uniform). The bits are aa_load's and aa_store's.
 template <class L, class S, CollisionKind K, int BX, int MB, bool KF, bool H = false, bool WU = false, int SPM = 0,
-          bool XS = false>
+          bool FC = false>
 __global__ void __launch_bounds__(BX, MB)
     stream_collide_tuned32(S* __restrict__ f, const uint8_t* __restrict__ flags, StepArgs<typename Storage<S>::Real> a,
                            Geom32 g, Prefetch pf, SlotPtrs<S> sp) {
   static_assert(!(SPM && WU), "the speculative loads and the one-pass wall warps are separate forms");
-  static_assert(!XS || (!SPM && !WU), "the x-wall cells' streaming is a form of the direct kernel");
+  static_assert(!FC || (!SPM && !WU), "the face cells' streaming is a form of the direct kernel");
   constexpr bool SP = SPM == 1, Gather = SPM != 0;
   using A = typename Storage<S>::Real;
   constexpr int Q = L::Q;
@@ -179,20 +179,37 @@ __global__ void __launch_bounds__(BX, MB)
   bool free = odd && (fl & kStreamFree);
   if constexpr (WU)
     if (odd) free = __all_sync(__activemask(), free);
-  // XS: xlo / xhi, a cell streamed with its links from the wall at x - 1 / x + 1 taken from its own slots;
-  // xwall, whether the warp has one (then its addresses are selected per lane); xwf, that wall's flag.
-  bool xlo = false, xhi = false, xwall = false;
-  uint8_t xwf = 0;
-  if constexpr (XS) {
-    if (odd && !free && flag_kind(fl) == kFluid) {
-      xlo = (fl & kXWallLo) != 0;
-      xhi = (fl & kXWallHi) != 0;
+  // FC: face, a face cell's face (flag_face; 0 for any other cell), whose links from the wall
+  // (face_links) are taken from its own slots; faces, whether the warp has such a cell (then its
+  // addresses are selected per lane); wf, that wall's flag (the neighbour across the face). with_links
+  // runs fn with the lane's links from the wall as a compile-time mask per face (a switch; nothing for a
+  // cell without a face), so that each face's selects and wall terms are straight-line code and no mask
+  // stays live over the collision: a mask in a register made the D3Q19 kernels spill 32-48 bytes at 80
+  // registers (cuobjdump -res-usage, sm_90). D3Q27 has no FC form: with the switch it spilled 64-72
+  // bytes, with the mask 0-24 at 96 registers (80 without FC for fp32).
+  static_assert(!FC || Q <= 19, "the face cells' streaming is a D3Q19 form");
+  int face = 0;
+  bool faces = false;
+  uint8_t wf = 0;
+  auto with_links = [&](auto fn) {
+    switch (face) {
+      case 1: fn(std::integral_constant<uint32_t, face_links<L>(1)>{}); break;
+      case 2: fn(std::integral_constant<uint32_t, face_links<L>(2)>{}); break;
+      case 3: fn(std::integral_constant<uint32_t, face_links<L>(3)>{}); break;
+      case 4: fn(std::integral_constant<uint32_t, face_links<L>(4)>{}); break;
+      case 5: fn(std::integral_constant<uint32_t, face_links<L>(5)>{}); break;
+      case 6: fn(std::integral_constant<uint32_t, face_links<L>(6)>{}); break;
+      default: break;
     }
-    if (xlo || xhi) {
+  };
+  if constexpr (FC) {
+    face = odd && !free ? flag_face(fl) : 0;
+    if (face) {
       free = true;
-      xwf = __ldg(flags + (xlo ? c - 1u : c + 1u));
+      const uint32_t ax = uint32_t(face - 1) >> 1, d = ax == 0 ? 1u : ax == 1 ? g.px : g.pxy;
+      wf = __ldg(flags + ((face - 1) & 1 ? c + d : c - d));
     }
-    xwall = __any_sync(__activemask(), xlo || xhi);
+    faces = __any_sync(__activemask(), face != 0);
   }
   A fq[Q];
   // The odd step of a cell without a wall neighbour loads direction q from adr[q] and stores direction
@@ -205,12 +222,13 @@ __global__ void __launch_bounds__(BX, MB)
     adr[0] = f + c;
     TESSERA_LBM_UNROLL
     for (int q = 1; q < Q; ++q) adr[q] = sp.p[opposite(q)] + (c - offset32<L>(q, g));
-    if constexpr (XS)
-      if (xwall) {  // xwall_slot's choice: slot q of c for a link from the cell's x wall
-        TESSERA_LBM_UNROLL
-        for (int q = 1; q < Q; ++q)
-          if ((xlo && xwall_link<L>(q, true)) || (xhi && xwall_link<L>(q, false))) adr[q] = sp.p[q] + c;
-      }
+    if constexpr (FC)
+      if (faces)  // face_slot's choice: slot q of c for a link from the cell's wall
+        with_links([&](uint32_t links) {
+          TESSERA_LBM_UNROLL
+          for (int q = 1; q < Q; ++q)
+            if ((links >> q) & 1u) adr[q] = sp.p[q] + c;
+        });
   };
   if (!odd) {
     TESSERA_LBM_UNROLL
@@ -226,11 +244,11 @@ __global__ void __launch_bounds__(BX, MB)
     if (!is_fluid(fl)) return;
   if constexpr (Gather)
     if (odd && !free) wall_links_from<L, S, A>(sp, flags, g, c, fq);
-  if constexpr (XS)
-    if (xlo || xhi) xwall_from<L, S, A>(fq, xlo, c_walls, xwf);
+  if constexpr (FC)
+    if (faces) with_links([&](uint32_t links) { face_from<L, S, A>(fq, links, c_walls, wf); });
   collide_cell<L, K, A, KF>(a, int64_t(c), fq);
-  if constexpr (XS)
-    if (xlo || xhi) xwall_into<L, S, A>(fq, xlo, c_walls, xwf);
+  if constexpr (FC)
+    if (faces) with_links([&](uint32_t links) { face_into<L, S, A>(fq, links, c_walls, wf); });
   if (!odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) sp.p[opposite(q)][c] = Storage<S>::store(fq[q]);
@@ -387,10 +405,12 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
               stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, 2><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             else if (wall_warp_uniform())
               stream_collide_tuned32<L, S, K, BX, MB, KF, true, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
-            else if (s.parity == 1 && detail::xwall_select_used(s)) {
-              stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, 0, true>
-                  <<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
-              ++g_xwall_launches;
+            else if (L::Q == 19 && s.parity == 1 && detail::face_cells_streamed(s)) {
+              if constexpr (L::Q == 19) {
+                stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, 0, true>
+                    <<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
+                ++g_face_launches;
+              }
             } else
               stream_collide_tuned32<L, S, K, BX, MB, KF, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             return;
@@ -555,27 +575,27 @@ bool wall_stage_wanted(LatticeKind lattice, Precision precision) {
   return v == 2 ? lattice == LatticeKind::D3Q19 && precision == Precision::FP16 : v == 0;
 }
 
-int64_t xwall_kernel_launches() { return g_xwall_launches.load(); }
+int64_t face_kernel_launches() { return g_face_launches.load(); }
 
 // Measured: not yet (written without a GPU, LBM item 35), so off unless asked for.
-bool xwall_select_used(const LatticeState& s) {
-  const bool on = knob_choice("TESSERA_LBM_XWALL", {"on", "off"}, "off", "off, until measured on the GPU") == 0;
-  return on && s.x_wall_cells() > 0;
+bool face_cells_streamed(const LatticeState& s) {
+  const bool on = knob_choice("TESSERA_LBM_FACE_CELLS", {"on", "off"}, "off", "off, until measured on the GPU") == 0;
+  return on && s.lattice() == LatticeKind::D3Q19 && s.face_cells() > 0;
 }
 
 namespace {
 // The staged links for s's current flags (built when they changed); false when there is nothing to stage.
-// Without the x-wall cells where the one-cell kernel streams them (xwall_select_used).
+// Without the face cells where the one-cell kernel streams them (face_cells_streamed).
 bool wall_stage_ready(LatticeState& s) {
   LatticeState::WallStage& w = s.wall_stage();
-  const bool skip_x = xwall_select_used(s);
-  if (w.version == s.flags_version() && w.skip_x_wall == skip_x) return w.count > 0;
+  const bool skip = face_cells_streamed(s);
+  if (w.version == s.flags_version() && w.skip_faces == skip) return w.count > 0;
   // At most one link per 4 cells (at most 3 bytes per cell with the kept slots: fp32 D3Q19 stays within
   // 80 bytes per cell) or 2^20 links (12 MiB), whichever is more: porous media beyond that keep the
   // wall-checking path. A box with walls on every face has about 30 / n (D3Q19) or 54 / n (D3Q27) links
   // per cell at n^3.
   const std::size_t cap = std::max<std::size_t>(std::size_t(s.grid().cells() / 4), std::size_t(1) << 20);
-  const std::vector<StageLink> links = stage_links(s.lattice(), s.grid(), read_flags(s), cap, skip_x);
+  const std::vector<StageLink> links = stage_links(s.lattice(), s.grid(), read_flags(s), cap, skip);
   w.count = int64_t(links.size());
   if (w.count > 0) {
     w.links = Buffer<uint64_t>(links.size(), s.memkind(), "lbm::wall_stage_links");
@@ -587,7 +607,7 @@ bool wall_stage_ready(LatticeState& s) {
     w.save = Buffer<unsigned char>();
   }
   w.version = s.flags_version();
-  w.skip_x_wall = skip_x;
+  w.skip_faces = skip;
   return w.count > 0;
 }
 

@@ -65,10 +65,10 @@ TESSERA_HD inline void stage_link(S* __restrict__ f, uint8_t* __restrict__ flags
 }
 
 // The links to stage on a grid with these flags (kWallStaged clear), ordered by q, then by cell: every
-// link from a wall of every interior plain-fluid cell that has a wall neighbour, but for the cells flagged
-// kXWallLo or kXWallHi where skip_x_wall (the odd step streams those itself: TESSERA_LBM_XWALL). Empty
-// where there would be more than max_links.
+// link from a wall of every interior plain-fluid cell that has a wall neighbour, but for the face cells
+// (flag_face, flags.hpp) where skip_faces (the odd step streams those itself: TESSERA_LBM_FACE_CELLS).
+// Empty where there would be more than max_links.
 std::vector<StageLink> stage_links(LatticeKind lattice, const GridLayout& g, const std::vector<uint8_t>& flags,
-                                   std::size_t max_links, bool skip_x_wall = false);
+                                   std::size_t max_links, bool skip_faces = false);
 
 }  // namespace tessera::lbm::detail

@@ -78,12 +78,12 @@ class LatticeState {
   // Counts write_flags() calls: state derived from the flags (the tuned path's staged wall links) is
   // rebuilt when it changes. Flags written into flags() directly after the first step need write_flags().
   uint64_t flags_version() const { return flags_version_; }
-  void flags_written(int64_t x_wall_cells = 0) {
+  void flags_written(int64_t face_cells = 0) {
     ++flags_version_;
-    x_wall_cells_ = x_wall_cells;
+    face_cells_ = face_cells;
   }
-  // Cells that write_flags() flagged kXWallLo or kXWallHi (flags.hpp); 0 for flags written directly.
-  int64_t x_wall_cells() const { return x_wall_cells_; }
+  // Cells that write_flags() gave a face (flags.hpp, flag_face); 0 for flags written directly.
+  int64_t face_cells() const { return face_cells_; }
   // The tuned path's wall links staged for odd steps (kernels/lbm/src/wall_stage.hpp), built on first
   // use for the current flags.
   struct WallStage {
@@ -91,7 +91,7 @@ class LatticeState {
     Buffer<unsigned char> save;  // one population per link
     int64_t count = 0;           // 0: nothing staged (no wall links, or too many to stage)
     uint64_t version = 0;        // flags_version() it was built for (0: never)
-    bool skip_x_wall = false;    // built without the kXWallLo / kXWallHi cells (TESSERA_LBM_XWALL)
+    bool skip_faces = false;     // built without the face cells (flag_face; TESSERA_LBM_FACE_CELLS)
   };
   WallStage& wall_stage() { return wall_stage_; }
 
@@ -104,7 +104,7 @@ class LatticeState {
   Buffer<uint8_t> flags_;
   Buffer<float> force_;
   uint64_t flags_version_ = 1;
-  int64_t x_wall_cells_ = 0;
+  int64_t face_cells_ = 0;
   WallStage wall_stage_;
 };
 

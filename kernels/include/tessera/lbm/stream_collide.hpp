@@ -110,56 +110,69 @@ TESSERA_HD inline void aa_store(S* __restrict__ f, const uint8_t* __restrict__ f
   }
 }
 
-// The odd step of a cell flagged kXWallLo (lo = true) or kXWallHi (flags.hpp): its wall neighbours are
-// exactly its neighbours at x - 1 (x + 1), all of one wall id, whose flag is `wall`. A link q with
-// xwall_link(q, lo) comes from that wall: the cell reads it from its own slot q (aa_load's address) and
-// bounces the outgoing opp(q) back into the same slot (aa_store's), so its odd step streams with those
-// addresses swapped in, and its values are aa_load's and aa_store's after xwall_from (on the loaded
-// values) and xwall_into (on the collided ones, before the stores). aa_load_xwall / aa_store_xwall are
-// that step in the reference's indexing (tests); the tuned one-cell kernel takes the same helpers.
+// The odd step of a face cell (flag_face(flags[c]) = face != 0, flags.hpp): its wall neighbours are exactly
+// its neighbours at x_a - 1 (face 1 + 2a) or x_a + 1 (face 2 + 2a), all of one wall id, whose flag is
+// `wall`. The links q in face_links(face) come from that wall: the cell reads them from its own slot q
+// (aa_load's address) and bounces the outgoing opp(q) back into the same slot (aa_store's), so its odd
+// step streams with those addresses swapped in, and its values are aa_load's and aa_store's after
+// face_from (on the loaded values) and face_into (on the collided ones, before the stores).
+// aa_load_face / aa_store_face are that step in the reference's indexing (tests); the tuned one-cell
+// kernel takes the same helpers.
 template <class L>
-TESSERA_HD constexpr bool xwall_link(int q, bool lo) {
-  return L::c(q, 0) == (lo ? 1 : -1);
+TESSERA_HD constexpr uint32_t face_links(int face) {  // bit q: link q comes from the face's wall
+  if (face < 1 || face > 2 * L::D) return 0u;
+  const int a = (face - 1) / 2, from = (face - 1) % 2 == 0 ? 1 : -1;
+  uint32_t m = 0;
+  for (int q = 1; q < L::Q; ++q)
+    if (L::c(q, a) == from) m |= 1u << q;
+  return m;
+}
+// The neighbour of c across its face, a wall with the face's wall id.
+TESSERA_HD inline int64_t face_wall_cell(const GridLayout& g, int64_t c, int face) {
+  const int a = (face - 1) / 2, d = (face - 1) % 2 == 0 ? -1 : 1;
+  return c + g.offset(a == 0 ? d : 0, a == 1 ? d : 0, a == 2 ? d : 0);
 }
 template <class L, class S, class A>
-TESSERA_HD inline void xwall_from(A (&fq)[L::Q], bool lo, const WallTable& walls, uint8_t wall) {
+TESSERA_HD inline void face_from(A (&fq)[L::Q], uint32_t links, const WallTable& walls, uint8_t wall) {
   TESSERA_LBM_UNROLL
   for (int q = 1; q < L::Q; ++q)
-    if (xwall_link<L>(q, lo)) fq[q] = through_storage<S>(fq[q] + wall_term<L, A>(q, walls, wall));
+    if ((links >> q) & 1u) fq[q] = through_storage<S>(fq[q] + wall_term<L, A>(q, walls, wall));
 }
 template <class L, class S, class A>
-TESSERA_HD inline void xwall_into(A (&fq)[L::Q], bool lo, const WallTable& walls, uint8_t wall) {
+TESSERA_HD inline void face_into(A (&fq)[L::Q], uint32_t links, const WallTable& walls, uint8_t wall) {
   TESSERA_LBM_UNROLL
   for (int q = 1; q < L::Q; ++q)
-    if (xwall_link<L>(q, !lo)) fq[q] = through_storage<S>(fq[q]) - wall_term<L, A>(q, walls, wall);
+    if ((links >> opposite(q)) & 1u) fq[q] = through_storage<S>(fq[q]) - wall_term<L, A>(q, walls, wall);
 }
-// The slot an x-class cell c reads link q from in an odd step and stores opp(q) to (slot q of c for a
-// link from its x wall, else slot opp(q) of c - c_q), as an element index of f.
+// The slot a face cell c reads link q from in an odd step and stores opp(q) to (slot q of c for a link
+// from its wall, else slot opp(q) of c - c_q), as an element index of f.
 template <class L>
-TESSERA_HD inline int64_t xwall_slot(const GridLayout& g, int64_t c, int q, bool lo) {
+TESSERA_HD inline int64_t face_slot(const GridLayout& g, int64_t c, int q, uint32_t links) {
   const int64_t n = g.cells();
-  return xwall_link<L>(q, lo) ? q * n + c : opposite(q) * n + c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
+  return ((links >> q) & 1u) ? q * n + c : opposite(q) * n + c - g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
 }
 template <class L, class S, class A>
-TESSERA_HD inline void aa_load_xwall(const S* __restrict__ f, const uint8_t* __restrict__ flags, const GridLayout& g,
-                                     const WallTable& walls, int64_t c, A (&out)[L::Q]) {
-  const bool lo = (flags[c] & kXWallLo) != 0;
+TESSERA_HD inline void aa_load_face(const S* __restrict__ f, const uint8_t* __restrict__ flags, const GridLayout& g,
+                                    const WallTable& walls, int64_t c, A (&out)[L::Q]) {
+  const int face = flag_face(flags[c]);
+  const uint32_t links = face_links<L>(face);
   out[0] = A(Storage<S>::load(f[c]));
   TESSERA_LBM_UNROLL
-  for (int q = 1; q < L::Q; ++q) out[q] = A(Storage<S>::load(f[xwall_slot<L>(g, c, q, lo)]));
-  xwall_from<L, S, A>(out, lo, walls, flags[lo ? c - 1 : c + 1]);
+  for (int q = 1; q < L::Q; ++q) out[q] = A(Storage<S>::load(f[face_slot<L>(g, c, q, links)]));
+  face_from<L, S, A>(out, links, walls, flags[face_wall_cell(g, c, face)]);
 }
 template <class L, class S, class A>
-TESSERA_HD inline void aa_store_xwall(S* __restrict__ f, const uint8_t* __restrict__ flags, const GridLayout& g,
-                                      const WallTable& walls, int64_t c, const A (&in)[L::Q]) {
-  const bool lo = (flags[c] & kXWallLo) != 0;
+TESSERA_HD inline void aa_store_face(S* __restrict__ f, const uint8_t* __restrict__ flags, const GridLayout& g,
+                                     const WallTable& walls, int64_t c, const A (&in)[L::Q]) {
+  const int face = flag_face(flags[c]);
+  const uint32_t links = face_links<L>(face);
   A v[L::Q];
   TESSERA_LBM_UNROLL
   for (int q = 0; q < L::Q; ++q) v[q] = in[q];
-  xwall_into<L, S, A>(v, lo, walls, flags[lo ? c - 1 : c + 1]);
+  face_into<L, S, A>(v, links, walls, flags[face_wall_cell(g, c, face)]);
   f[c] = Storage<S>::store(v[0]);
   TESSERA_LBM_UNROLL
-  for (int q = 1; q < L::Q; ++q) f[xwall_slot<L>(g, c, opposite(q), lo)] = Storage<S>::store(v[q]);
+  for (int q = 1; q < L::Q; ++q) f[face_slot<L>(g, c, opposite(q), links)] = Storage<S>::store(v[q]);
 }
 
 // Everything one update needs, by value (it is the kernel argument).
