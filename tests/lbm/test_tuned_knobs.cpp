@@ -1,7 +1,9 @@
 // The tuned LBM kernels' load knobs (kernels/lbm/src/tuned_ld_hint.hpp), parsed on the host: which storage
 // the L2-hinted loads are chosen for, and whether the loads are issued ahead of the flags. The GPU tests
-// (test_tuned.cpp) require the same bits with either knob on and off. Also TESSERA_LBM_WALL_STAGE (lattice_ops.hpp).
+// (test_tuned.cpp) require the same bits with either knob on and off. Also TESSERA_LBM_WALL_STAGE and
+// TESSERA_LBM_FACE_CELLS (lattice_ops.hpp).
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "catch_compat.hpp"
@@ -15,6 +17,7 @@ struct uint2 {
   unsigned x, y;
 };
 #include "../../kernels/lbm/src/tuned_ld_hint.hpp"
+#include "lbm_test_util.hpp"
 #include "tessera/lbm/lattice.hpp"
 #include "tessera/lbm/storage.hpp"
 
@@ -68,6 +71,7 @@ TEST_CASE("TESSERA_LBM_SPECULATE: on / 1 everywhere, odd the odd-step kernels, p
 
 namespace tessera::lbm::detail {
 bool wall_stage_wanted(LatticeKind lattice, Precision precision);  // kernels/lbm/src/lattice_ops.hpp
+bool face_cells_streamed(const LatticeState& s);
 }
 
 TEST_CASE("TESSERA_LBM_WALL_STAGE: unset or auto stages the wall links of D3Q19 with fp16 storage, on every "
@@ -91,4 +95,37 @@ TEST_CASE("TESSERA_LBM_WALL_STAGE: unset or auto stages the wall links of D3Q19 
   tessera::test::check_knob_refused(
       "TESSERA_LBM_WALL_STAGE", "0", [] { wall_stage_wanted(LatticeKind::D3Q19, Precision::FP16); },
       {"TESSERA_LBM_WALL_STAGE='0'", "expected on, off or auto"});
+}
+
+TEST_CASE("TESSERA_LBM_FACE_CELLS: on streams the face cells of a D3Q19 lattice that has some, unset or off "
+          "none; other values are refused",
+          "[lbm]") {
+  using namespace tessera::lbm;
+  using tessera::lbm::detail::face_cells_streamed;
+  auto state = [](LatticeKind k, bool walls) {
+    const GridLayout g = test::grid_for(k, 12, 10, 8);
+    auto s = std::make_unique<LatticeState>(k, Precision::FP16, g, tessera::exec::Space::Host);
+    if (walls) write_flags(*s, test::random_flags(g, 3));  // ghost walls: face cells on every face
+    return s;
+  };
+  const auto d3q19 = state(LatticeKind::D3Q19, true), d3q27 = state(LatticeKind::D3Q27, true),
+             open = state(LatticeKind::D3Q19, false);
+  REQUIRE(d3q19->face_cells() > 0);
+  REQUIRE(d3q27->face_cells() > 0);
+  REQUIRE(open->face_cells() == 0);
+  for (const char* v : {static_cast<const char*>(nullptr), "", "off"}) {
+    INFO("TESSERA_LBM_FACE_CELLS=" << (v ? v : "(unset)"));
+    unsetenv("TESSERA_LBM_FACE_CELLS");
+    if (v) setenv("TESSERA_LBM_FACE_CELLS", v, 1);
+    REQUIRE_FALSE(face_cells_streamed(*d3q19));
+  }
+  {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_FACE_CELLS", "on");
+    REQUIRE(face_cells_streamed(*d3q19));
+    REQUIRE_FALSE(face_cells_streamed(*d3q27));  // D3Q27 has no face form: its staging keeps them
+    REQUIRE_FALSE(face_cells_streamed(*open));   // no face cells
+  }
+  unsetenv("TESSERA_LBM_FACE_CELLS");
+  tessera::test::check_knob_refused("TESSERA_LBM_FACE_CELLS", "auto", [&] { face_cells_streamed(*d3q19); },
+                                    {"TESSERA_LBM_FACE_CELLS='auto'", "expected on or off"});
 }
