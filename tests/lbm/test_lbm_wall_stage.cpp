@@ -288,9 +288,9 @@ TEST_CASE("staged wall links: the odd step gives the wall-checking step's bytes"
 // and every flag must be the same after each run, for every kernel form that takes odd steps, and the
 // staging must have run (links listed; the y-max face and interior walls of ids 1 and 2 move). The
 // default (auto) stages D3Q19 with fp16 storage only. TESSERA_LBM_FACE_CELLS=on (with the staging on and
-// off) must give the same bytes again; the one-cell kernel's face form must have run where it applies (its
-// hinted force-free BGK step of D3Q19: fp16 by default) and the staged list must have left the face cells
-// out (D3Q19 only).
+// off) must give the same bytes again; a face form must have run where the defaults have one (the
+// force-free BGK odd step of D3Q19: the one-cell kernel's for fp16, the pair kernel's for fp32) and the
+// staged list must have left the face cells out (D3Q19 only).
 TEST_CASE("staged wall links give the wall-checking kernels' bytes", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
   struct Case {
@@ -379,8 +379,9 @@ TEST_CASE("staged wall links give the wall-checking kernels' bytes", "[lbm][gpu]
                   if (k == LatticeKind::D3Q19) REQUIRE(x.links < on.links);
                   else REQUIRE(x.links == on.links);
                 }
-                // The face form: the one-cell kernel's hinted force-free BGK step of D3Q19 (fp16 by default).
-                const bool face_form = k == LatticeKind::D3Q19 && pr == Precision::FP16 && ck == CollisionKind::BGK && !forced;
+                // The face forms of the force-free BGK odd step of D3Q19: the one-cell kernel's (fp16 by
+                // default) and the pair kernel's (fp32 by default).
+                const bool face_form = k == LatticeKind::D3Q19 && ck == CollisionKind::BGK && !forced;
                 if (&fm == &forms[0] && face_form && cs.ghost_walls) REQUIRE(x.face_launches > 0);
                 if (k != LatticeKind::D3Q19) REQUIRE(x.face_launches == 0);
                 REQUIRE(x.flags == off.flags);

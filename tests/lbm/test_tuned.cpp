@@ -595,15 +595,16 @@ void emulate_warps(uint32_t threads, uint32_t nz, Body body) {
 }
 
 // One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice. SP: its form
-// with the loads ahead of the flags (TESSERA_LBM_SPECULATE).
-template <class L, class S, CollisionKind K, bool KF, bool SP>
+// with the loads ahead of the flags (TESSERA_LBM_SPECULATE); FC: its form that takes the face cells' walls
+// from their own flags (TESSERA_LBM_FACE_CELLS).
+template <class L, class S, CollisionKind K, bool KF, bool SP, bool FC = false>
 void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align) {
   const GridLayout& g = s.grid();
   const lbm::detail::PairGeom pg = lbm::detail::make_pair_geom(g, align);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
   const auto sp = lbm::detail::make_slot_ptrs(static_cast<S*>(s.pops()), L::Q, g.cells());
   emulate_warps(pg.pairs, uint32_t(g.nz), [&](uint32_t t, uint32_t k, unsigned l) {
-    lbm::detail::pair_update<L, S, K, 0, KF, SP>(static_cast<S*>(s.pops()), sp, s.flags(), a, pg, p.walls, t, k, l);
+    lbm::detail::pair_update<L, S, K, 0, KF, SP, FC>(static_cast<S*>(s.pops()), sp, s.flags(), a, pg, p.walls, t, k, l);
   });
   s.parity ^= 1;
   ++s.step;
@@ -645,11 +646,12 @@ void emulated_quad_odd_step(LatticeState& s, const CollisionParams& p) {
 // KF = false: a step without force (no field, no uniform force) through the force-free collision.
 // align = 0: the quad kernel (four cells per thread) for the even steps, and for the odd ones where the rows
 // are a multiple of 4 cells (px % 4 == 0); the pair kernel for the other odd ones. SP: the kernels' forms
-// with the loads ahead of the flags (force-free BGK, TESSERA_LBM_SPECULATE).
-template <class L, class S, CollisionKind K, bool KF = true, bool SP = false>
+// with the loads ahead of the flags (force-free BGK, TESSERA_LBM_SPECULATE). FC: the pair kernel's form for
+// the face cells (TESSERA_LBM_FACE_CELLS; the ghost walls give every face some).
+template <class L, class S, CollisionKind K, bool KF = true, bool SP = false, bool FC = false>
 void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
   INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align
-               << " force " << KF << " smagorinsky " << smag << " speculative " << SP);
+               << " force " << KF << " smagorinsky " << smag << " speculative " << SP << " face cells " << FC);
   const GridLayout g = grid_for(L::kind, cs.nx, cs.ny, cs.nz);
   const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
   const Precision pr = sizeof(S) == 2 ? Precision::FP16 : Precision::FP32;
@@ -664,6 +666,7 @@ void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
     write_slots(*s, f0);
     if (KF) std::memcpy(s->force_field(), force.data(), force.size() * sizeof(float));
   }
+  if (FC) REQUIRE((pair.face_cells() > 0) == cs.ghost_walls);
   CollisionParams p = test_params(K, K == CollisionKind::Regularized ? 0.15 : smag);
   if (!KF) p.force[0] = p.force[1] = p.force[2] = 0.0;
   const exec::Exec ex(exec::Space::Host);
@@ -675,7 +678,7 @@ void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
     else if (align == 0 && g.px() % 4 == 0)
       emulated_quad_odd_step<L, S, K, KF>(pair, p);
     else
-      emulated_pair_step<L, S, K, KF, SP>(pair, p, align == 0 ? 2u : align);
+      emulated_pair_step<L, S, K, KF, SP, FC>(pair, p, align == 0 ? 2u : align);
     const std::vector<double> a = read_slots(ref), b = read_slots(pair);
     REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
   }
@@ -711,6 +714,8 @@ TEST_CASE("pair kernel: the warp logic, emulated on the host, gives the referenc
       check_emulated<D3Q19, half_t, CollisionKind::BGK, false>(cs, align);
       check_emulated<D3Q27, float, CollisionKind::BGK, false>(cs, align);
       check_emulated<D3Q19, float, CollisionKind::BGK, false, true>(cs, align);
+      check_emulated<D3Q19, float, CollisionKind::BGK, false, false, true>(cs, align);
+      check_emulated<D3Q19, half_t, CollisionKind::BGK, false, false, true>(cs, align);
     }
 }
 #endif

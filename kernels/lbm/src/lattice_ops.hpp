@@ -31,12 +31,15 @@ bool tuned_force_terms(const LatticeState& s, const CollisionParams& p);
 // every step) on or off, unset or auto for D3Q19 with fp16 storage only; other values are refused.
 void tuned_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 bool wall_stage_wanted(LatticeKind lattice, Precision precision);
-// Whether the one-cell kernel's odd steps stream the face cells (flag_face, flags.hpp) with their links
-// from the wall from their own slots, and the staged links leave them out: TESSERA_LBM_FACE_CELLS (read
-// at every step) on, and s is a D3Q19 lattice with face cells; unset or off: no; other values are refused.
+// Whether the odd steps take the face cells (flag_face, flags.hpp) in the kernels' face forms (the one-cell
+// kernel streams them with their links from the wall from their own slots, the pair kernel takes their
+// walls from their own flags) and the staged links leave them out: TESSERA_LBM_FACE_CELLS (read at every
+// step) on, and s is a D3Q19 lattice with face cells; unset or off: no; other values are refused.
 bool face_cells_streamed(const LatticeState& s);
-// How many odd steps the one-cell kernel has run in that form, in this process (tests: that it ran).
+// How many odd steps the tuned kernels have run in their face forms (the one-cell kernel's, the pair
+// kernel's), in this process (tests: that they ran); note_face_launch counts one.
 int64_t face_kernel_launches();
+void note_face_launch();
 // The same kernel's arithmetic over a sub-box of cells (overlap of the halo exchange); parity unchanged.
 void tuned_step_box(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, const CellBox& box);
 // The two-cells-per-thread kernel (tuned_pair_cuda.cpp) for a whole-box BGK step (by default for D3Q19

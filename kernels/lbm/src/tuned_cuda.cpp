@@ -576,6 +576,7 @@ bool wall_stage_wanted(LatticeKind lattice, Precision precision) {
 }
 
 int64_t face_kernel_launches() { return g_face_launches.load(); }
+void note_face_launch() { ++g_face_launches; }
 
 // Measured: not yet (written without a GPU, LBM item 35), so off unless asked for.
 bool face_cells_streamed(const LatticeState& s) {

@@ -129,13 +129,13 @@ __constant__ WallTable c_pair_walls;
 
 // The block's 2 BX cells of plane blockIdx.y start at pair_base + 2 BX blockIdx.x; the L2 prefetch ahead
 // (tuned_prefetch.hpp) asks for the same span of every slot array `pf.ahead` cells further on.
-template <class L, class S, CollisionKind K, int BX, int MB, int M, bool KF, bool SP = false>
+template <class L, class S, CollisionKind K, int BX, int MB, int M, bool KF, bool SP = false, bool FC = false>
 __global__ void __launch_bounds__(BX, MB) stream_collide_pair(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                               StepArgs<float> a, PairGeom g, Prefetch pf,
                                                               SlotPtrs<S> sp) {
   l2_prefetch_block<S, L::Q>(f, a.odd, int64_t(pair_base(g, blockIdx.y)) + int64_t(2 * BX) * blockIdx.x, 2 * BX, pf);
-  pair_update<L, S, K, M, KF, SP>(f, sp, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x, blockIdx.y,
-                              threadIdx.x & 31u);
+  pair_update<L, S, K, M, KF, SP, FC>(f, sp, flags, a, g, c_pair_walls, blockIdx.x * uint32_t(BX) + threadIdx.x,
+                                      blockIdx.y, threadIdx.x & 31u);
 }
 
 // The quad kernel: the block's 4 BX cells of plane blockIdx.y start at quad_base + 4 BX blockIdx.x. H: the
@@ -445,7 +445,12 @@ void go(cudaStream_t st, LatticeState& s, const StepArgs<float>& a, const PairGe
     stream_collide_pair<L, S, K, BX, MB, M, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
   else if (K == CollisionKind::BGK && speculate_odd_wanted())
     stream_collide_pair<L, S, K, BX, MB, M, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
-  else
+  else if (L::Q == 19 && a.odd && face_cells_streamed(s)) {  // the face cells' walls from their own flags
+    if constexpr (L::Q == 19) {
+      stream_collide_pair<L, S, K, BX, MB, M, false, false, true><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
+      note_face_launch();
+    }
+  } else
     stream_collide_pair<L, S, K, BX, MB, M, false><<<grid, BX, 0, st>>>(f, s.flags(), a, pg, pf, sp);
 }
 

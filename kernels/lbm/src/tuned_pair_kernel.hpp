@@ -124,6 +124,22 @@ __device__ inline uint32_t wall_mask(const uint8_t* __restrict__ flags, const Gr
     if (flag_kind(flags[int64_t(c) + g.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2))]) == kWall) m |= 1u << q;
   return m;
 }
+// The same for a face cell (flag_face(fl) != 0, flags.hpp: its wall neighbours are the cells across its
+// face), from its own flag: the links into the wall are the opposites of face_links. FC (the caller's
+// form): without it, or for a cell without a face, wall_mask.
+template <class L, bool FC>
+__device__ inline uint32_t wall_mask_of(const uint8_t* __restrict__ flags, const GridLayout& g, uint32_t c, uint8_t fl) {
+  if constexpr (FC) {
+    const int face = flag_face(fl);
+    if (face != 0) {
+      uint32_t m = 0;
+      TESSERA_LBM_UNROLL
+      for (int k = 1; k <= 6; ++k) m = face == k ? face_into_links<L>(k) : m;
+      return m;
+    }
+  }
+  return wall_mask<L>(flags, g, c);
+}
 
 struct PairGeom {
   uint32_t n;      // padded cells (= stride between populations)
@@ -156,7 +172,9 @@ __device__ inline uint32_t pair_base(const PairGeom& g, uint32_t k) {
 // arrived (the addresses are inside the slot arrays for every lane: an idle lane's pair is clamped to the
 // plane, as the loads of an active warp's idle lanes already are); a warp with no cell to update runs
 // through with every store masked. The single-lane loads at the warp's ends still wait for the flags.
-template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false>
+// FC (TESSERA_LBM_FACE_CELLS=on, D3Q19): a face cell's walls come from its own flag (wall_mask_of), not
+// from its neighbours' flags, so its links from the wall wait for one load less.
+template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false>
 __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags,
                                    const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
@@ -234,8 +252,8 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
         hi[q] = above;
       }
     }
-    if (up_lo && !(fl_lo & kStreamFree)) wm_lo = wall_mask<L>(flags, a.grid, c);
-    if (up_hi && !(fl_hi & kStreamFree)) wm_hi = wall_mask<L>(flags, a.grid, c + 1u);
+    if (up_lo && !(fl_lo & kStreamFree)) wm_lo = wall_mask_of<L, FC>(flags, a.grid, c, fl_lo);
+    if (up_hi && !(fl_hi & kStreamFree)) wm_hi = wall_mask_of<L, FC>(flags, a.grid, c + 1u, fl_hi);
     if (wm_lo | wm_hi) {  // links from a wall (x - c_q is a wall, bit opp(q)): the cell's own slot q + term
       TESSERA_LBM_UNROLL
       for (int q = 1; q < Q; ++q) {

@@ -127,6 +127,15 @@ TESSERA_HD constexpr uint32_t face_links(int face) {  // bit q: link q comes fro
     if (L::c(q, a) == from) m |= 1u << q;
   return m;
 }
+// Bit q: link q goes into the face's wall (the opposites of face_links).
+template <class L>
+TESSERA_HD constexpr uint32_t face_into_links(int face) {
+  const uint32_t from = face_links<L>(face);
+  uint32_t m = 0;
+  for (int q = 1; q < L::Q; ++q)
+    if ((from >> opposite(q)) & 1u) m |= 1u << q;
+  return m;
+}
 // The neighbour of c across its face, a wall with the face's wall id.
 TESSERA_HD inline int64_t face_wall_cell(const GridLayout& g, int64_t c, int face) {
   const int a = (face - 1) / 2, d = (face - 1) % 2 == 0 ? -1 : 1;
@@ -142,7 +151,7 @@ template <class L, class S, class A>
 TESSERA_HD inline void face_into(A (&fq)[L::Q], uint32_t links, const WallTable& walls, uint8_t wall) {
   TESSERA_LBM_UNROLL
   for (int q = 1; q < L::Q; ++q)
-    if ((links >> opposite(q)) & 1u) fq[q] = through_storage<S>(fq[q]) - wall_term<L, A>(q, walls, wall);
+    if ((links >> opposite(q)) & 1u) fq[q] = through_storage<S>(fq[q]) - wall_term<L, A>(q, walls, wall);  // into the wall
 }
 // The slot a face cell c reads link q from in an odd step and stores opp(q) to (slot q of c for a link
 // from its wall, else slot opp(q) of c - c_q), as an element index of f.
