@@ -102,6 +102,15 @@ void check_list(const GridLayout& g, const std::vector<uint8_t>& fl, const std::
   CHECK(eligible > 0);
 }
 
+// The same flags and random populations on each state: the reference and the form under test.
+template <class L>
+void same_start(const GridLayout& g, const std::vector<uint8_t>& flags, std::initializer_list<LatticeState*> states) {
+  for (LatticeState* s : states) {
+    write_flags(*s, flags);
+    write_slots(*s, random_pops<L>(g, 9));
+  }
+}
+
 template <class L, class S>
 void staged_equals_reference(Precision pr, CollisionKind ck) {
   const GridLayout g = grid_for(L::kind, 21, 12, 9);
@@ -109,10 +118,7 @@ void staged_equals_reference(Precision pr, CollisionKind ck) {
   const exec::Exec ex(exec::Space::Host);
   const CollisionParams p = test_params(ck);
   LatticeState ref(L::kind, pr, g, exec::Space::Host), stg(L::kind, pr, g, exec::Space::Host);
-  for (LatticeState* s : {&ref, &stg}) {
-    write_flags(*s, fl0);
-    write_slots(*s, random_pops<L>(g, 9));
-  }
+  same_start<L>(g, fl0, {&ref, &stg});
   const std::vector<uint8_t> fl = read_flags(ref);  // with kNoWallNeighbour
   const std::vector<StageLink> links = lbm::detail::stage_links(L::kind, g, fl, kNoCap);
   check_list<L>(g, fl, links);
@@ -206,10 +212,7 @@ void face_equals_reference(Precision pr, bool staged) {
   const exec::Exec ex(exec::Space::Host);
   const CollisionParams p = face_params(K);
   LatticeState ref(L::kind, pr, g, exec::Space::Host), fc(L::kind, pr, g, exec::Space::Host);
-  for (LatticeState* s : {&ref, &fc}) {
-    write_flags(*s, fl0);
-    write_slots(*s, random_pops<L>(g, 9));
-  }
+  same_start<L>(g, fl0, {&ref, &fc});
   const std::vector<uint8_t> fl = read_flags(ref);
   int64_t per_face[7] = {0, 0, 0, 0, 0, 0, 0};
   for (uint8_t f : fl) ++per_face[flag_face(f)];
