@@ -409,7 +409,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
               if constexpr (L::Q == 19) {
                 stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, 0, true>
                     <<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
-                ++g_face_launches;
+                detail::note_face_launch();
               }
             } else
               stream_collide_tuned32<L, S, K, BX, MB, KF, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
@@ -586,7 +586,7 @@ bool face_cells_streamed(const LatticeState& s) {
 
 namespace {
 // The staged links for s's current flags (built when they changed); false when there is nothing to stage.
-// Without the face cells where the one-cell kernel streams them (face_cells_streamed).
+// Without the face cells where the odd step's kernels take them in their face forms (face_cells_streamed).
 bool wall_stage_ready(LatticeState& s) {
   LatticeState::WallStage& w = s.wall_stage();
   const bool skip = face_cells_streamed(s);
