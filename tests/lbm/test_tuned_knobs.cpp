@@ -97,7 +97,7 @@ TEST_CASE("TESSERA_LBM_WALL_STAGE: unset or auto stages the wall links of D3Q19 
       {"TESSERA_LBM_WALL_STAGE='0'", "expected on, off or auto"});
 }
 
-TEST_CASE("TESSERA_LBM_FACE_CELLS: on streams the face cells of a D3Q19 lattice that has some, unset or off "
+TEST_CASE("TESSERA_LBM_FACE_CELLS: on (the default) streams the face cells of a D3Q19 lattice that has some, off "
           "none; other values are refused",
           "[lbm]") {
   using namespace tessera::lbm;
@@ -113,17 +113,17 @@ TEST_CASE("TESSERA_LBM_FACE_CELLS: on streams the face cells of a D3Q19 lattice 
   REQUIRE(d3q19->face_cells() > 0);
   REQUIRE(d3q27->face_cells() > 0);
   REQUIRE(open->face_cells() == 0);
-  for (const char* v : {static_cast<const char*>(nullptr), "", "off"}) {
+  for (const char* v : {static_cast<const char*>(nullptr), "", "on"}) {  // unset: on
     INFO("TESSERA_LBM_FACE_CELLS=" << (v ? v : "(unset)"));
     unsetenv("TESSERA_LBM_FACE_CELLS");
     if (v) setenv("TESSERA_LBM_FACE_CELLS", v, 1);
-    REQUIRE_FALSE(face_cells_streamed(*d3q19));
-  }
-  {
-    const tessera::test::ScopedEnv e("TESSERA_LBM_FACE_CELLS", "on");
     REQUIRE(face_cells_streamed(*d3q19));
     REQUIRE_FALSE(face_cells_streamed(*d3q27));  // D3Q27 has no face form: its staging keeps them
     REQUIRE_FALSE(face_cells_streamed(*open));   // no face cells
+  }
+  {
+    const tessera::test::ScopedEnv e("TESSERA_LBM_FACE_CELLS", "off");
+    REQUIRE_FALSE(face_cells_streamed(*d3q19));
   }
   unsetenv("TESSERA_LBM_FACE_CELLS");
   tessera::test::check_knob_refused("TESSERA_LBM_FACE_CELLS", "auto", [&] { face_cells_streamed(*d3q19); },
