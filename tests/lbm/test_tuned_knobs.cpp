@@ -125,6 +125,10 @@ TEST_CASE("TESSERA_LBM_FACE_CELLS: on (the default) streams the face cells of a 
     const tessera::test::ScopedEnv e("TESSERA_LBM_FACE_CELLS", "off");
     REQUIRE_FALSE(face_cells_streamed(*d3q19));
   }
+  {  // the one-pass wall warps have no face form: their staging keeps the face cells
+    const tessera::test::ScopedEnv e("TESSERA_LBM_WALL_WARP", "uniform");
+    REQUIRE_FALSE(face_cells_streamed(*d3q19));
+  }
   unsetenv("TESSERA_LBM_FACE_CELLS");
   tessera::test::check_knob_refused("TESSERA_LBM_FACE_CELLS", "auto", [&] { face_cells_streamed(*d3q19); },
                                     {"TESSERA_LBM_FACE_CELLS='auto'", "expected on or off"});

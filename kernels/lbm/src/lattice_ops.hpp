@@ -34,8 +34,11 @@ bool wall_stage_wanted(LatticeKind lattice, Precision precision);
 // Whether the odd steps take the face cells (flag_face, flags.hpp) in the kernels' face forms (the one-cell
 // kernel streams them with their links from the wall from their own slots, the pair kernel takes their
 // walls from their own flags) and the staged links leave them out: TESSERA_LBM_FACE_CELLS (read at every
-// step) on, and s is a D3Q19 lattice with face cells; unset or off: no; other values are refused.
+// step) unset, "" or on, s a D3Q19 lattice with face cells and TESSERA_LBM_WALL_WARP not uniform; off: no;
+// other values are refused.
 bool face_cells_streamed(const LatticeState& s);
+// TESSERA_LBM_WALL_WARP=uniform (tuned_cuda.cpp): the one-cell kernel's odd step in one pass per warp.
+bool wall_warp_uniform();
 // How many odd steps the tuned kernels have run in their face forms (the one-cell kernel's, the pair
 // kernel's), in this process (tests: that they ran); note_face_launch counts one.
 int64_t face_kernel_launches();

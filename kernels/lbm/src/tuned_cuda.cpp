@@ -319,12 +319,6 @@ bool use_index32(const GridLayout& g, int q, Precision pr) {
   return (v == 0 || pr == Precision::FP16 || q == 27) && detail::tuned_index32_fits(g);
 }
 
-// TESSERA_LBM_WALL_WARP (read at every step): "uniform" gives the hinted force-free one-cell kernel's odd
-// step one pass per warp (WU above); unset, "" or "divergent" the default two; other values are refused.
-bool wall_warp_uniform() {
-  return knob_choice("TESSERA_LBM_WALL_WARP", {"uniform", "divergent"}, "divergent", "divergent") == 0;
-}
-
 // A sub-box of cells for the overlap of the halo exchange (stream_collide_box): the same per-cell work as
 // the whole-box kernel, which stays untouched (its launch was tuned). Wide boxes (the interior, slabs
 // normal to y or z) map x to threads and y, z to the grid as above; thin ones (slabs normal to x, one
@@ -403,7 +397,7 @@ void launch(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
               stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, 1><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             else if (spm == detail::Speculate::Patch)
               stream_collide_tuned32<L, S, K, BX, MB, KF, true, false, 2><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
-            else if (wall_warp_uniform())
+            else if (detail::wall_warp_uniform())
               stream_collide_tuned32<L, S, K, BX, MB, KF, true, true><<<grid, BX, 0, st>>>(f, s.flags(), a, g32, pf, sp);
             else if (L::Q == 19 && s.parity == 1 && detail::face_cells_streamed(s)) {
               if constexpr (L::Q == 19) {
@@ -578,10 +572,18 @@ bool wall_stage_wanted(LatticeKind lattice, Precision precision) {
 int64_t face_kernel_launches() { return g_face_launches.load(); }
 void note_face_launch() { ++g_face_launches; }
 
-// On by default (LBM item 35: the walled D3Q19 box, fp16 +9-13 %, fp32 +0.4-0.8 %, on an H100).
+// TESSERA_LBM_WALL_WARP (read at every step): "uniform" gives the hinted force-free one-cell kernel's odd
+// step one pass per warp (WU above); unset, "" or "divergent" the default two; other values are refused.
+bool wall_warp_uniform() {
+  return knob_choice("TESSERA_LBM_WALL_WARP", {"uniform", "divergent"}, "divergent", "divergent") == 0;
+}
+
+// On by default (LBM item 35: the walled D3Q19 box, fp16 +9-13 %, fp32 +0.4-0.8 %, on an H100). Off with
+// TESSERA_LBM_WALL_WARP=uniform: its one-pass warps have no face form, and a warp holding a face cell (not
+// staged) would take its staged cells through the wall-checking loads as well, their wall links twice.
 bool face_cells_streamed(const LatticeState& s) {
   const bool on = knob_choice("TESSERA_LBM_FACE_CELLS", {"on", "off"}, "on", "on, D3Q19 with face cells") == 0;
-  return on && s.lattice() == LatticeKind::D3Q19 && s.face_cells() > 0;
+  return on && !wall_warp_uniform() && s.lattice() == LatticeKind::D3Q19 && s.face_cells() > 0;
 }
 
 namespace {
