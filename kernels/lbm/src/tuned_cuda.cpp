@@ -578,7 +578,7 @@ bool wall_warp_uniform() {
   return knob_choice("TESSERA_LBM_WALL_WARP", {"uniform", "divergent"}, "divergent", "divergent") == 0;
 }
 
-// On by default (LBM item 35: the walled D3Q19 box, fp16 +9-13 %, fp32 +0.4-0.8 %, on an H100). Off with
+// On by default (LBM item 35: the walled D3Q19 box, fp16 +9-13 %, fp32 +0.2-0.8 %, on an H100). Off with
 // TESSERA_LBM_WALL_WARP=uniform: its one-pass warps have no face form, and a warp holding a face cell (not
 // staged) would take its staged cells through the wall-checking loads as well, their wall links twice.
 bool face_cells_streamed(const LatticeState& s) {
