@@ -21,6 +21,9 @@
 // contiguous), which the solver does not use: what such a layout would allow; --kernel tuned-blocked: the
 // tuned kernel's force-free BGK collision on that layout (periodic box, --collision bgk), and
 // --kernel tuned-slots the same measurement kernel on the solver's layout (the control).
+// --kernel tuned-fused: the fused steps (lbm::stream_collide_two: an even and an odd step in one pass over
+// memory, the odd step of a plane while the even step's planes are in the L2; docs/performance.md, LBM item
+// 36), --steps / 2 calls per sample (BGK without a force; TESSERA_LBM_FUSED_ROWS / _LAG shape them).
 // --memory managed: populations and flags in CUDA managed memory, advised to stay on the GPU and
 // prefetched there (as lbm's parallel.memory: managed), to measure its cost against device memory.
 #include <algorithm>
@@ -46,7 +49,7 @@ namespace {
 const char* const kUsage =
     "  bench_lbm [--device gpu|cpu] [--sizes 256,512 | NXxNYxNZ,...] [--lattices D3Q19,D3Q27] [--precisions fp32,fp16]\n"
     "            [--collision bgk|trt|regularized] [--box periodic|walls]\n"
-    "            [--kernel tuned|reference|pattern|pattern-blocked|tuned-blocked|tuned-slots]\n"
+    "            [--kernel tuned|tuned-fused|reference|pattern|pattern-blocked|tuned-blocked|tuned-slots]\n"
     "            [--steps 20] [--reps 5] [--warmup-s 3] [--memory device|managed] [--init tgv|rest]\n"
     "            [--out bench/results/lbm.jsonl]\n";
 // "n" (a cube: n^3, or n^2 x 1 for a 2-D lattice) or "NXxNYxNZ"; exits with a message on anything else.
@@ -193,8 +196,9 @@ int main(int argc, char** argv) {
                              kernel == "tuned-slots";
         const bool with_collision = kernel == "tuned-blocked" || kernel == "tuned-slots";
         const bool blocked = kernel == "pattern-blocked" || kernel == "tuned-blocked";
+        const bool fused = kernel == "tuned-fused";
         const lbm::KernelPath path =
-            kernel == "tuned" || pattern ? lbm::KernelPath::Tuned : lbm::KernelPath::Reference;
+            kernel == "tuned" || fused || pattern ? lbm::KernelPath::Tuned : lbm::KernelPath::Reference;
         if (path == lbm::KernelPath::Tuned && !lbm::tuned_available(lk, pr)) {
           std::fprintf(stderr, "bench_lbm: no tuned kernel for %s %s in this build: skipped\n", ls.c_str(), ps.c_str());
           continue;
@@ -226,9 +230,18 @@ int main(int argc, char** argv) {
         p.kind = lbm::parse_collision(collision.c_str());
         p.omega = 1.0 / 0.6;
         p.walls.u[1][0] = 0.05f;  // the walls move: every face does the full moving-wall work
+        if (fused && (!lbm::fused_steps_available(s, p) || steps % 2 != 0)) {
+          std::fprintf(stderr, "bench_lbm: --kernel tuned-fused: %s %s %s: the fused steps need BGK, an even nx and an "
+                       "even --steps; skipped\n", ls.c_str(), ps.c_str(), ns.c_str());
+          continue;
+        }
         const std::vector<double> ms = bench::time_ms(
             space,
             [&]() {
+              if (fused) {
+                for (int t = 0; t < steps; t += 2) lbm::stream_collide_two(ex, s, p);
+                return;
+              }
               for (int t = 0; t < steps; ++t) {
                 if (pattern)
                   lbm::stream_pattern_only(ex, s, blocked, with_collision ? &p : nullptr);
@@ -242,7 +255,9 @@ int main(int argc, char** argv) {
         const double cells = double(g.nx) * double(g.ny) * double(g.nz);
         const double mlups = cells * double(steps) / sec / 1e6;
         const double bytes = double(2 * lbm::lattice_q(lk) * lbm::precision_bytes(pr) + 1);
-        const std::string form = path == lbm::KernelPath::Tuned && kernel == "tuned" ? lbm::tuned_kernel_form(s, p.kind) : "-";
+        const std::string form = fused ? "fused-pair"
+                                 : path == lbm::KernelPath::Tuned && kernel == "tuned" ? lbm::tuned_kernel_form(s, p.kind)
+                                                                                       : "-";
         bench::Record r = bench::environment_record(space, ceil);
         r.set("benchmark", "lbm_stream_collide").set("lattice", ls).set("precision", ps).set("collision", collision)
             .set("kernel", kernel).set("box", box).set("memory", std::string(to_string(s.memkind())))
@@ -253,10 +268,11 @@ int main(int argc, char** argv) {
         for (const char* knob : {"TESSERA_LBM_PAIR", "TESSERA_LBM_INDEX", "TESSERA_LBM_FORCE_TERMS", "TESSERA_LBM_PREFETCH",
                                  "TESSERA_LBM_PAIR_ALIGN", "TESSERA_LBM_LAUNCH", "TESSERA_LBM_QUAD",
                                  "TESSERA_LBM_QUAD_ODD", "TESSERA_LBM_L2HINT", "TESSERA_LBM_WALL_WARP",
-                                 "TESSERA_LBM_SPECULATE", "TESSERA_LBM_WALL_STAGE", "TESSERA_LBM_FACE_CELLS"})
+                                 "TESSERA_LBM_SPECULATE", "TESSERA_LBM_WALL_STAGE", "TESSERA_LBM_FACE_CELLS",
+                                 "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_LAG"})
           r.set(knob, env_or_empty(knob));
         r
-            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked ? lbm::tuned_prefetch_kib(pr, form.ends_with("pair") || form == "quad" || form == "quad-staged") : 0))
+            .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked && !fused ? lbm::tuned_prefetch_kib(pr, form.ends_with("pair") || form == "quad" || form == "quad-staged") : 0))
             .set("n", static_cast<long long>(n)).set("nx", static_cast<long long>(g.nx))
             .set("ny", static_cast<long long>(g.ny)).set("nz", static_cast<long long>(g.nz)).set("cells", cells)
             .set("steps", steps).set("reps", reps).set("seconds_median", sec).set("mlups", mlups)

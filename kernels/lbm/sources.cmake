@@ -6,7 +6,8 @@ list(APPEND TESSERA_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/lattice_d3q19.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/lattice_d3q27.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tuned_cuda.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/src/tuned_pair_cuda.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/src/tuned_pair_cuda.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tuned_fused_cuda.cpp)
 # Interpolated (Bouzidi) bounce-back: link search, the pass after each step and the force correction.
 list(APPEND TESSERA_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/src/interpolated_bounce_back.cpp)
 # Every LBM kernel shape must round alike (tests/lbm/test_tuned.cpp and the sub-box, rank and restart tests
@@ -17,6 +18,7 @@ if(TESSERA_ENABLE_CUDA)
   set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/src/lattice_state.cpp ${CMAKE_CURRENT_LIST_DIR}/src/lattice_d2q9.cpp
                ${CMAKE_CURRENT_LIST_DIR}/src/lattice_d3q19.cpp ${CMAKE_CURRENT_LIST_DIR}/src/lattice_d3q27.cpp
                ${CMAKE_CURRENT_LIST_DIR}/src/tuned_cuda.cpp ${CMAKE_CURRENT_LIST_DIR}/src/tuned_pair_cuda.cpp
+               ${CMAKE_CURRENT_LIST_DIR}/src/tuned_fused_cuda.cpp
                ${CMAKE_CURRENT_LIST_DIR}/src/interpolated_bounce_back.cpp
                APPEND PROPERTY COMPILE_OPTIONS $<$<COMPILE_LANGUAGE:CUDA>:-fmad=false>)
 endif()

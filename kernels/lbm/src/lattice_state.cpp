@@ -142,6 +142,19 @@ void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams
   end_step(s);
 }
 
+void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+  TESSERA_REQUIRE(p.omega > 0.0 && p.omega < 2.0, "relaxation rate omega = 1/tau must lie in (0, 2)");
+  TESSERA_REQUIRE(!p.open.active, "the fused LBM steps have no open boundaries: use stream_collide");
+  detail::tuned_fused_steps(ex, s, p);
+  end_step(s);
+  end_step(s);
+}
+
+bool fused_steps_available(const LatticeState& s, const CollisionParams& p) {
+  return s.space() == exec::Space::Device && p.smagorinsky == 0.0 && !p.open.active &&
+         detail::tuned_fused_applicable(s, p);
+}
+
 void stream_pattern_only(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide) {
   TESSERA_REQUIRE(ex.on_device() && tuned_available(s.lattice(), s.precision()),
                   "stream_pattern_only measures the tuned CUDA kernel's access pattern: a GPU run of a 3-D lattice "

@@ -97,6 +97,27 @@ __device__ inline uint32_t ld_pair(const uint32_t* p) {
 #endif
   return *p;
 }
+// One storage value (the odd step's single-lane loads at a warp's ends, the wall path's own slots), with the
+// pair loads' L2-only mode where M has bit 4 (the fused steps, tuned_fused_cuda.cpp: no stale L1 line of a
+// value another multiprocessor wrote earlier in the same launch).
+template <int M, class S>
+__device__ inline S ld_one(const S* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr ((M & 5) == 4) {
+    static_assert(sizeof(S) == 4 || sizeof(S) == 2);
+    S v;
+    if constexpr (sizeof(S) == 4) {
+      const unsigned int u = __ldcg(reinterpret_cast<const unsigned int*>(p));
+      std::memcpy(&v, &u, 4);
+    } else {
+      const unsigned short u = __ldcg(reinterpret_cast<const unsigned short*>(p));
+      std::memcpy(&v, &u, 2);
+    }
+    return v;
+  }
+#endif
+  return *p;
+}
 template <int M, class V>
 __device__ inline void st_pair(V* p, V v) {
 #if defined(__CUDA_ARCH__)
@@ -166,6 +187,12 @@ __device__ inline uint32_t pair_base(const PairGeom& g, uint32_t k) {
   return (g.pxy * (k + 1u) + g.px) & ~(g.align - 1u);
 }
 
+// The interior rows [y0, y1) of a plane that a launch updates (the fused steps' slabs, tuned_fused_cuda.cpp);
+// y1 = 0: every row.
+struct PairRows {
+  uint32_t y0 = 0, y1 = 0;
+};
+
 // The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table. KF: the step has a
 // force (uniform or per-cell); false drops the force terms (collide_cell's force-free form).
 // SP (TESSERA_LBM_SPECULATE, tuned_ld_hint.hpp): every lane issues its pair loads before the flags have
@@ -178,18 +205,19 @@ template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = fa
 __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags,
                                    const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
-                                   unsigned lane) {
+                                   unsigned lane, PairRows rows = {}) {
   using P = PairOps<S>;
   using V = typename P::V;
   constexpr int Q = L::Q;
   const uint32_t plane = g.pxy * (k + 1u);
-  const uint32_t base = pair_base(g, k);
-  const uint32_t end = plane + g.pxy - g.px;  // ghost row y = py - 1
+  const uint32_t first = plane + g.px * (1u + rows.y0);  // the first cell of the first row updated
+  const uint32_t base = rows.y1 != 0u ? first & ~(g.align - 1u) : pair_base(g, k);
+  const uint32_t end = rows.y1 != 0u ? plane + g.px * (1u + rows.y1) : plane + g.pxy - g.px;  // (ghost row y = py - 1)
   const bool valid = base + 2u * t < end;
   const uint32_t c = valid ? base + 2u * t : end - 2u;  // padded index of the pair's first cell (even)
   const uint32_t y = (c - plane) / g.px;
   const uint32_t x0 = c - plane - y * g.px;
-  const bool row = valid && c >= plane + g.px;  // lanes before the first row (alignment), past the last: idle
+  const bool row = valid && c >= first;  // lanes before the first row (alignment), past the last: idle
   const uint32_t fl2 = __ldg(reinterpret_cast<const uint16_t*>(flags + c));
   // The pair of slot q (even step) or of slot opp(q) at c - (0, c_y, c_z) (odd step; q = 0: slot 0 at c).
   const auto pair_at = [&](int q) {
@@ -242,12 +270,12 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
         P::unpack(v, lo[q], hi[q]);
       } else if (cx == 1) {  // from x - 1: (x0 - 1, x0)
         float below = P::hi_from_below(v);
-        if (lane == 0u && up_lo) below = Storage<S>::load(e[-1]);
+        if (lane == 0u && up_lo) below = Storage<S>::load(ld_one<M>(e - 1));
         lo[q] = below;
         hi[q] = P::lo_of(v);
       } else {  // from x + 1: (x0 + 1, x0 + 2)
         float above = P::lo_from_above(v);
-        if (lane == 31u && up_hi) above = Storage<S>::load(e[2]);
+        if (lane == 31u && up_hi) above = Storage<S>::load(ld_one<M>(e + 2));
         lo[q] = P::hi_of(v);
         hi[q] = above;
       }
@@ -259,10 +287,10 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
       for (int q = 1; q < Q; ++q) {
         const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
         if ((wm_lo >> opposite(q)) & 1u)
-          lo[q] = through_storage<S>(Storage<S>::load(sp.p[q][c]) +
+          lo[q] = through_storage<S>(Storage<S>::load(ld_one<M>(sp.p[q] + c)) +
                                      wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) - o]));
         if ((wm_hi >> opposite(q)) & 1u)
-          hi[q] = through_storage<S>(Storage<S>::load(sp.p[q][c + 1u]) +
+          hi[q] = through_storage<S>(Storage<S>::load(ld_one<M>(sp.p[q] + (c + 1u))) +
                                      wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 - o]));
       }
     }

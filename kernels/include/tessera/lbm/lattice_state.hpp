@@ -94,6 +94,8 @@ class LatticeState {
     bool skip_faces = false;     // built without the face cells (flag_face; TESSERA_LBM_FACE_CELLS)
   };
   WallStage& wall_stage() { return wall_stage_; }
+  // The fused steps' counters (kernels/lbm/src/tuned_fused_cuda.cpp), device memory, grown on first use.
+  Buffer<unsigned>& fused_counters() { return fused_counters_; }
 
  private:
   LatticeKind lattice_;
@@ -106,6 +108,7 @@ class LatticeState {
   uint64_t flags_version_ = 1;
   int64_t face_cells_ = 0;
   WallStage wall_stage_;
+  Buffer<unsigned> fused_counters_;
 };
 
 // Populations at equilibrium with the given rho[cells] and u[3][cells] (padded arrays in the state's
@@ -123,6 +126,16 @@ void stream_collide_box(const exec::Exec& ex, LatticeState& s, const CollisionPa
                         KernelPath path = KernelPath::Reference);
 // Closes a step made of stream_collide_box() calls: flips the parity, counts the step.
 void end_step(LatticeState& s);
+// Two steps, an even one and the odd one after it, in one pass over memory (the fused steps: CUDA,
+// measurement and opt-in; kernels/lbm/src/tuned_fused_cuda.cpp, docs/performance.md LBM item 36): the odd
+// step of each plane runs while the planes the even step left are still in the L2. The values are those of
+// two stream_collide() calls on the tuned path, bit for bit. Needs parity 0 and fused_steps_available();
+// nothing may happen between the two steps (no halo exchange: one rank whose ghost layer needs none, such
+// as a closed box or bench_lbm's periodic box). Advances the parity and the step count by two.
+void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
+// Whether stream_collide_two applies: a GPU build, D3Q19 or D3Q27 with fp32 or fp16 storage, BGK without
+// any force or LES, an even nx (the pair kernel's layout), ny >= 2.
+bool fused_steps_available(const LatticeState& s, const CollisionParams& p);
 // Measurement only (bench_lbm --kernel pattern; CUDA, 3-D lattices, fp32/fp16): one step of the AA
 // access pattern of the tuned kernel with no collision: every fluid cell reads its flag and its Q slots
 // and writes them back where the step would (odd steps all as pure streaming, walls ignored). The

@@ -1,0 +1,220 @@
+// Two AA steps in one pass over memory: the even step and the odd step after it in one launch, the odd
+// step of each plane running as soon as the even step has finished the planes it reads, while those are
+// still in the L2 ("fused steps"; issue 5, docs/performance.md LBM item 36; measurement and opt-in:
+// lbm::stream_collide_two, bench_lbm --kernel tuned-fused).
+//
+// Why: a step reads and writes every population once (153 B per D3Q19 cell in fp32); the two steps of an AA
+// pair read and write the same slots, so if the odd step of a plane finds the even step's results in the L2
+// the pair moves each byte to and from DRAM once instead of twice. Each cell's arithmetic is the pair
+// kernel's (tuned_pair_kernel.hpp: the same pair_update, the same collide), so the values are those of two
+// tuned steps bit for bit (tests/lbm/test_lbm_fused.cpp).
+//
+// Order: the box is cut into slabs of rows along y (FusedPlan::rows: as many rows as keep the planes in
+// flight within the L2, fused_rows), and each slab into planes; the work items are (slab, plane, step)
+// and every item is `tiles` blocks of the pair kernel's shape. Blocks take tickets from a counter in
+// launch order (not blockIdx), so that an item is only ever waited for by items with later tickets,
+// which are held by blocks that are already running: no deadlock whatever the hardware's block order.
+// Within a slab the items run E(0) .. E(lag - 1), then O(0), E(lag), O(1), E(lag + 1), ..., the odd
+// planes `lag` behind the even ones. The odd step of plane k reads (and writes, in place) planes k - 1 ..
+// k + 1, so it waits until the even step has finished them (per-(slab, plane) counters of finished
+// blocks). A slab's odd items cover the rows [y0 - 1, y1 - 1) (the last slab's up to ny), so that the rows
+// they read, y0 - 2 .. y1 - 1, have had their even step in this slab or the one before it; no other pair of
+// items touches the same slot (AA: each slot is read and written by one cell in a step), so items run
+// concurrently otherwise. Loads are L2-only (cache mode 4): another multiprocessor's writes earlier in the
+// launch are in the L2, and an L1 line of this multiprocessor could be stale.
+//
+// Limits (checked by stream_collide_two): BGK without any force, the pair kernel's layout
+// (tuned_pair_applicable), no halo exchange between the two steps (one rank whose ghosts need none: the
+// benchmark boxes, a closed box), no staged wall links (the pair kernel bounces the wall links itself, the
+// face cells from their own flags as the default odd step does).
+#include "lattice_impl.hpp"
+#include "lattice_ops.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/knob.hpp"
+#include "tessera/lbm/lattice_state.hpp"
+
+#include <algorithm>
+#include <string>
+
+#if TESSERA_CUDA_COMPILER
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "tessera/core/cuda_check.hpp"
+#include "tuned_pair_kernel.hpp"
+#include "tuned_slot.hpp"
+#endif
+
+namespace tessera::lbm::detail {
+
+namespace {
+// TESSERA_LBM_FUSED_LAG (planes the even step runs ahead of the odd one within a slab, >= 2; default 3) and
+// TESSERA_LBM_FUSED_ROWS (rows per slab, >= 2; unset or 0: fused_rows), read per call (measurement).
+int fused_knob(const char* var, int fallback, int lo) {
+  const std::string v = knob_value(var);
+  if (v.empty()) return fallback;
+  char* end = nullptr;
+  const long x = std::strtol(v.c_str(), &end, 10);
+  TESSERA_REQUIRE(*end == '\0' && x >= lo && x <= 1 << 20,
+                  std::string(var) + "='" + v + "': expected an integer >= " + std::to_string(lo) + " (unset: the default)");
+  return int(x);
+}
+}  // namespace
+
+// Rows per slab: the planes in flight in a slab (lag + 3: the even planes ahead, the three an odd plane
+// reads, the one being written back) in about 24 MB, under half the H100's / H200's L2 (50 / 60 MB: each of
+// the two partitions holds half), as equal slabs.
+int fused_rows(const LatticeState& s, int lag) {
+  const int want = fused_knob("TESSERA_LBM_FUSED_ROWS", 0, 0);
+  const GridLayout& g = s.grid();
+  if (want >= 2) return int(std::min<int64_t>(want, g.ny));
+  const double row_bytes = double(g.px()) * double(s.bytes_per_cell());
+  const int64_t fit = std::max<int64_t>(2, int64_t(24e6 / (double(lag + 3) * row_bytes)));
+  const int64_t slabs = (g.ny + fit - 1) / fit;
+  return int(std::max<int64_t>(2, (g.ny + slabs - 1) / slabs));
+}
+int fused_lag(const LatticeState& s) { return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 3, 2), s.grid().nz)); }
+
+bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
+  return tuned_available(s.lattice(), s.precision()) && tuned_pair_applicable(s) && p.kind == CollisionKind::BGK &&
+         !tuned_force_terms(s, p) && s.grid().ny >= 2;
+}
+
+#if TESSERA_CUDA_COMPILER
+namespace {
+
+__constant__ WallTable c_fused_walls;
+
+struct FusedPlan {
+  uint32_t nz, ny;
+  uint32_t rows;   // rows per slab (>= 2)
+  uint32_t slabs;
+  uint32_t tiles;  // blocks per item
+  uint32_t lag;    // 2 <= lag <= nz
+};
+struct FusedItem {
+  uint32_t slab, k;
+  bool odd;
+};
+
+// The item at place `pos` of the order (the header comment).
+__device__ inline FusedItem fused_item(const FusedPlan& P, uint32_t pos) {
+  const uint32_t per = 2u * P.nz;
+  FusedItem it{pos / per, 0u, false};
+  const uint32_t r = pos - it.slab * per;
+  if (r < P.lag) {
+    it.k = r;
+    return it;
+  }
+  const uint32_t q = r - P.lag, rest = P.nz - P.lag;
+  if (q < 2u * rest) {
+    it.odd = (q & 1u) == 0u;
+    it.k = it.odd ? q / 2u : q / 2u + P.lag;
+  } else {
+    it.odd = true;
+    it.k = rest + (q - 2u * rest);
+  }
+  return it;
+}
+
+__device__ inline unsigned ld_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished blocks of E(slab, k). Zeroed before each launch.
+template <class L, class S, int BX, int MB, bool FC>
+__global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f, const uint8_t* __restrict__ flags,
+                                                               StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
+                                                               FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
+  __shared__ unsigned s_ticket;
+  if (threadIdx.x == 0) s_ticket = atomicAdd(ctr, 1u);
+  __syncthreads();
+  const unsigned ticket = s_ticket;
+  const uint32_t pos = ticket / P.tiles, tile = ticket - pos * P.tiles;
+  const FusedItem it = fused_item(P, pos);
+  unsigned* done = ctr + 1;
+  const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
+  const uint32_t t = tile * uint32_t(BX) + threadIdx.x;
+  if (!it.odd) {
+    pair_update<L, S, CollisionKind::BGK, 4, false, false, false>(f, sp, flags, ae, g, c_fused_walls, t, it.k,
+                                                                  threadIdx.x & 31u, PairRows{y0, y1});
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(done + it.slab * P.nz + it.k, 1u);
+    return;
+  }
+  if (threadIdx.x == 0) {
+    const uint32_t klo = it.k == 0u ? 0u : it.k - 1u, khi = min(it.k + 1u, P.nz - 1u);
+    for (uint32_t sl = it.slab == 0u ? 0u : it.slab - 1u; sl <= it.slab; ++sl)
+      for (uint32_t kk = klo; kk <= khi; ++kk)
+        while (ld_acquire(done + sl * P.nz + kk) < P.tiles) __nanosleep(32);
+  }
+  __syncthreads();
+  const PairRows rows{y0 == 0u ? 0u : y0 - 1u, y1 == P.ny ? P.ny : y1 - 1u};
+  pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
+                                                             threadIdx.x & 31u, rows);
+}
+
+// The state's counters, zeroed on the stream before the launch.
+unsigned* fused_counters(LatticeState& s, std::size_t n, cudaStream_t st) {
+  Buffer<unsigned>& buf = s.fused_counters();
+  if (buf.size() < n) buf = Buffer<unsigned>(n, MemKind::Device, "lbm::fused_counters");
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(buf.data(), 0, n * sizeof(unsigned), st));
+  return buf.data();
+}
+
+template <class L, class S>
+void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
+  constexpr int BX = 128, MB = L::Q <= 19 ? 5 : 4;  // the pair kernel's launch bounds (pair_launch)
+  const GridLayout& g = s.grid();
+  const PairGeom pg = make_pair_geom(g, 2);
+  const int lag = fused_lag(s);
+  FusedPlan P;
+  P.nz = uint32_t(g.nz);
+  P.ny = uint32_t(g.ny);
+  P.rows = uint32_t(fused_rows(s, lag));
+  P.slabs = (P.ny + P.rows - 1u) / P.rows;
+  P.lag = uint32_t(lag);
+  // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
+  const uint64_t pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
+  P.tiles = uint32_t((pairs + BX - 1) / BX);
+  const uint64_t blocks = uint64_t(P.tiles) * 2u * P.nz * P.slabs;
+  TESSERA_REQUIRE(blocks < (uint64_t(1) << 31), "fused LBM steps: too many blocks for one launch");
+  unsigned* ctr = fused_counters(s, 1u + std::size_t(P.slabs) * P.nz, st);
+  StepArgs<float> ae = make_step_args<float>(s, p), ao = ae;
+  ae.odd = false;
+  ao.odd = true;
+  TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_fused_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
+  S* f = static_cast<S*>(s.pops());
+  const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
+  if (L::Q == 19 && face_cells_streamed(s)) {
+    if constexpr (L::Q == 19)
+      stream_collide_fused<L, S, BX, MB, true><<<unsigned(blocks), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+  } else {
+    stream_collide_fused<L, S, BX, MB, false><<<unsigned(blocks), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+  }
+  TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_fused");
+}
+
+}  // namespace
+#endif
+
+void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+  TESSERA_REQUIRE(ex.on_device(), "the fused LBM steps run on the GPU only");
+  TESSERA_REQUIRE(s.parity == 0, "the fused LBM steps start at an even step (parity 0)");
+  TESSERA_REQUIRE(tuned_fused_applicable(s, p),
+                  "the fused LBM steps need D3Q19 or D3Q27 with fp32 or fp16 storage, BGK without any force, an even "
+                  "nx and fewer than 2^32 padded cells (the pair kernel's layout)");
+#if TESSERA_CUDA_COMPILER
+  const auto st = static_cast<cudaStream_t>(ex.stream);
+  const bool h = s.precision() == Precision::FP16;
+  if (s.lattice() == LatticeKind::D3Q19) h ? go_fused<D3Q19, half_t>(st, s, p) : go_fused<D3Q19, float>(st, s, p);
+  else h ? go_fused<D3Q27, half_t>(st, s, p) : go_fused<D3Q27, float>(st, s, p);
+#endif
+}
+
+}  // namespace tessera::lbm::detail

@@ -1,0 +1,111 @@
+// The fused steps (lbm::stream_collide_two; kernels/lbm/src/tuned_fused_cuda.cpp): an even and an odd step
+// in one launch, the odd step of a plane started once the even step has finished the planes it reads. They
+// must give the bits of two tuned steps (stream_collide on the tuned path) and the reference's values to
+// rounding, for every lattice and storage, in a closed box with scattered walls (moving ones; face cells
+// for D3Q19) and in bench_lbm's periodic box (fluid ghosts, streamed into), over slabs of several heights
+// (one row more than the minimum, rows not dividing ny, one slab) and the even planes 2 .. nz ahead.
+// Every slot of every cell is compared, ghosts and walls included.
+#include <cstdlib>
+
+#include "catch_compat.hpp"
+#include "lbm_test_util.hpp"
+
+using namespace tessera;
+using namespace tessera::lbm;
+using namespace tessera::lbm::test;
+
+namespace {
+
+struct Case {
+  int64_t nx, ny, nz;
+  bool ghost_walls;
+};
+
+CollisionParams free_params() {
+  CollisionParams p = test_params(CollisionKind::BGK);
+  p.force[0] = p.force[1] = p.force[2] = 0.0;  // the fused steps are force-free
+  return p;
+}
+
+// pairs: calls of stream_collide_two (fused) or 2 x pairs stream_collide calls on `path`.
+std::vector<double> run(LatticeKind k, Precision pr, const Case& cs, int pairs, bool fused, KernelPath path) {
+  const GridLayout g = grid_for(k, cs.nx, cs.ny, cs.nz);
+  LatticeState s(k, pr, g, exec::Space::Device);
+  write_flags(s, scattered_flags(g, cs.ghost_walls, 41, 300, 4, 2));
+  write_slots(s, k == LatticeKind::D3Q19 ? random_pops<D3Q19>(g, 42) : random_pops<D3Q27>(g, 42));
+  const CollisionParams p = free_params();
+  const exec::Exec ex(exec::Space::Device);
+  for (int t = 0; t < pairs; ++t) {
+    if (fused) {
+      REQUIRE(fused_steps_available(s, p));
+      stream_collide_two(ex, s, p);
+    } else {
+      stream_collide(ex, s, p, path);
+      stream_collide(ex, s, p, path);
+    }
+  }
+  exec::fence(ex);
+  REQUIRE(s.parity == 0);
+  REQUIRE(s.step == 2 * pairs);
+  return read_slots(s);
+}
+
+double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("fused steps give the bits of two tuned steps and the reference's values", "[lbm][gpu]") {
+  TESSERA_GPU_TEST();
+  const Case cases[] = {{70, 9, 7, true}, {62, 6, 5, false}, {64, 23, 11, true}, {40, 17, 9, false}};
+  for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
+    for (Precision pr : {Precision::FP32, Precision::FP16})
+      for (const Case& cs : cases) {
+        const auto tuned = run(k, pr, cs, 2, false, KernelPath::Tuned);
+        const auto ref = run(k, pr, cs, 2, false, KernelPath::Reference);
+        for (const char* rows : {"", "2", "3", "5", "1000"})
+          for (const char* lag : {"", "2", "4", "1000"}) {
+            INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz << " ghost walls "
+                              << cs.ghost_walls << " rows '" << rows << "' lag '" << lag << "'");
+            const tessera::test::ScopedEnv r("TESSERA_LBM_FUSED_ROWS", rows), l("TESSERA_LBM_FUSED_LAG", lag);
+            const auto fused = run(k, pr, cs, 2, true, KernelPath::Tuned);
+            REQUIRE(fused == tuned);
+            REQUIRE(max_diff(fused, ref) < (pr == Precision::FP32 ? 1e-6 : 4e-5));
+          }
+      }
+}
+
+TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]") {
+  TESSERA_GPU_TEST();
+  // 2 x 64 planes x 21 slabs of 6 rows (the last 2) x 2 blocks: thousands of items, most of them waiting.
+  const Case cs{254, 122, 64, true};
+  for (Precision pr : {Precision::FP32, Precision::FP16}) {
+    INFO(to_string(pr));
+    const auto tuned = run(LatticeKind::D3Q19, pr, cs, 3, false, KernelPath::Tuned);
+    const tessera::test::ScopedEnv r("TESSERA_LBM_FUSED_ROWS", "6");
+    REQUIRE(run(LatticeKind::D3Q19, pr, cs, 3, true, KernelPath::Tuned) == tuned);
+  }
+}
+
+TEST_CASE("fused steps: where they do not apply they say so", "[lbm]") {
+  const GridLayout g = grid_for(LatticeKind::D3Q19, 8, 6, 4);
+  LatticeState s(LatticeKind::D3Q19, Precision::FP32, g, exec::Space::Host);
+  CollisionParams p = free_params();
+  // A host lattice (or a build without CUDA): not available, and the call names the GPU.
+  CHECK_FALSE(fused_steps_available(s, p));
+  const exec::Exec host(exec::Space::Host);
+  try {
+    stream_collide_two(host, s, p);
+    FAIL("stream_collide_two ran on the host");
+  } catch (const std::exception& e) {
+    CHECK(std::string(e.what()).find("GPU") != std::string::npos);
+  }
+  CHECK(s.parity == 0);
+  CHECK(s.step == 0);
+  p.force[0] = 1e-4;
+  CHECK_FALSE(fused_steps_available(s, p));
+}
