@@ -269,7 +269,7 @@ int main(int argc, char** argv) {
                                  "TESSERA_LBM_PAIR_ALIGN", "TESSERA_LBM_LAUNCH", "TESSERA_LBM_QUAD",
                                  "TESSERA_LBM_QUAD_ODD", "TESSERA_LBM_L2HINT", "TESSERA_LBM_WALL_WARP",
                                  "TESSERA_LBM_SPECULATE", "TESSERA_LBM_WALL_STAGE", "TESSERA_LBM_FACE_CELLS",
-                                 "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_LAG"})
+                                 "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB"})
           r.set(knob, env_or_empty(knob));
         r
             .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked && !fused ? lbm::tuned_prefetch_kib(pr, form.ends_with("pair") || form == "quad" || form == "quad-staged") : 0))
@@ -283,6 +283,10 @@ int main(int argc, char** argv) {
             .set("wall_stage_links", static_cast<long long>(s.wall_stage().count))
             // cells of the box's faces that the odd step can stream itself (flags.hpp, flag_face)
             .set("face_cells", static_cast<long long>(s.face_cells()));
+        if (fused) {
+          const std::array<int, 2> shape = lbm::fused_steps_shape(s);
+          r.set("fused_rows", static_cast<long long>(shape[0])).set("fused_lag", static_cast<long long>(shape[1]));
+        }
         bench::set_timing(r, timing);
         std::printf("%s\n", r.str().c_str());
         std::fflush(stdout);

@@ -155,6 +155,11 @@ bool fused_steps_available(const LatticeState& s, const CollisionParams& p) {
          detail::tuned_fused_applicable(s, p);
 }
 
+std::array<int, 2> fused_steps_shape(const LatticeState& s) {
+  const int lag = detail::fused_lag(s);
+  return {detail::fused_rows(s, lag), lag};
+}
+
 void stream_pattern_only(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide) {
   TESSERA_REQUIRE(ex.on_device() && tuned_available(s.lattice(), s.precision()),
                   "stream_pattern_only measures the tuned CUDA kernel's access pattern: a GPU run of a 3-D lattice "

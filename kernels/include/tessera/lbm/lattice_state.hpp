@@ -136,6 +136,8 @@ void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionPa
 // Whether stream_collide_two applies: a GPU build, D3Q19 or D3Q27 with fp32 or fp16 storage, BGK without
 // any force or LES, an even nx (the pair kernel's layout), ny >= 2.
 bool fused_steps_available(const LatticeState& s, const CollisionParams& p);
+// The shape stream_collide_two would take for s now: {rows per slab, planes the even step runs ahead}.
+std::array<int, 2> fused_steps_shape(const LatticeState& s);
 // Measurement only (bench_lbm --kernel pattern; CUDA, 3-D lattices, fp32/fp16): one step of the AA
 // access pattern of the tuned kernel with no collision: every fluid cell reads its flag and its Q slots
 // and writes them back where the step would (odd steps all as pure streaming, walls ignored). The
