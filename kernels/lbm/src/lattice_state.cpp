@@ -4,6 +4,7 @@
 #include <string>
 
 #include "lattice_ops.hpp"
+#include "tessera/core/knob.hpp"
 #include "wall_stage.hpp"
 #include "tessera/core/error.hpp"
 
@@ -153,6 +154,11 @@ void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionPa
 bool fused_steps_available(const LatticeState& s, const CollisionParams& p) {
   return s.space() == exec::Space::Device && p.smagorinsky == 0.0 && !p.open.active &&
          detail::tuned_fused_applicable(s, p);
+}
+
+bool fused_steps_chosen(const LatticeState& s, const CollisionParams& p) {
+  const int v = knob_choice("TESSERA_LBM_FUSED", {"auto", "on", "off"}, "auto", "auto: fp32 storage where available");
+  return v != 2 && fused_steps_available(s, p) && (v == 1 || s.precision() == Precision::FP32);
 }
 
 std::array<int, 2> fused_steps_shape(const LatticeState& s) {

@@ -52,7 +52,7 @@ namespace tessera::lbm::detail {
 namespace {
 // TESSERA_LBM_FUSED_LAG (planes the even step runs ahead of the odd one within a slab, >= 2; default 3),
 // TESSERA_LBM_FUSED_ROWS (rows per slab, >= 2; unset or 0: from the window) and TESSERA_LBM_FUSED_MB (the
-// window: MB of planes in flight per slab, default 24), read per call (measurement).
+// window: MB of planes in flight per slab, default 12), read per call (measurement).
 int fused_knob(const char* var, int fallback, int lo) {
   const std::string v = knob_value(var);
   if (v.empty()) return fallback;
@@ -65,14 +65,15 @@ int fused_knob(const char* var, int fallback, int lo) {
 }  // namespace
 
 // Rows per slab: the planes in flight in a slab (lag + 3: the even planes ahead, the three an odd plane
-// reads, the one being written back) in the window (24 MB by default, under half the H100's / H200's L2 of
-// 50 / 60 MB: each of the two partitions holds half), as equal slabs.
+// reads, the one being written back) in the window, as equal slabs. The window is 12 MB by default, a
+// fifth of the H200's L2 (60 MB, half of it in each partition): at 512^3 on an H100, 24 MB was 4-11 %
+// slower (D3Q19 / D3Q27 fp32; docs/performance.md, LBM item 36).
 int fused_rows(const LatticeState& s, int lag) {
   const int want = fused_knob("TESSERA_LBM_FUSED_ROWS", 0, 0);
   const GridLayout& g = s.grid();
   if (want >= 2) return int(std::min<int64_t>(want, g.ny));
   const double row_bytes = double(g.px()) * double(s.bytes_per_cell());
-  const double window = 1e6 * double(fused_knob("TESSERA_LBM_FUSED_MB", 24, 1));
+  const double window = 1e6 * double(fused_knob("TESSERA_LBM_FUSED_MB", 12, 1));
   const int64_t fit = std::max<int64_t>(2, int64_t(window / (double(lag + 3) * row_bytes)));
   const int64_t slabs = (g.ny + fit - 1) / fit;
   return int(std::max<int64_t>(2, (g.ny + slabs - 1) / slabs));

@@ -153,6 +153,8 @@ Simulation::Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec) : 
     }
   }
   split_shell(CellBox::whole(g), halo_->exchanging_sides(), 1, interior_, shell_);
+  fused_ = spec_.path == KernelPath::Tuned && halo_->values_per_exchange(true) == 0 &&
+           halo_->values_per_exchange(false) == 0 && links_.size() == 0 && fused_steps_chosen(*state_, spec_.collision);
 }
 
 // With the AA pattern a cell touches only itself and its lattice neighbours (|c_q,a| <= 1), and the
@@ -199,6 +201,12 @@ void Simulation::advance(int64_t steps) {
     if (ramp > 0) {
       const double t = std::min(1.0, double(state_->step) / double(ramp));
       spec_.collision.open.ramp = float(0.5 * (1.0 - std::cos(3.141592653589793 * t)));
+    }
+    // Nothing happens between two steps here (no exchange, no links, no inlet ramp): a fused pair.
+    if (fused_ && state_->parity == 0 && s + 1 < steps) {
+      stream_collide_two(ex_, *state_, spec_.collision);
+      ++s;
+      continue;
     }
     if (!spec_.overlap) {
       stream_collide(ex_, *state_, spec_.collision, spec_.path);

@@ -136,6 +136,11 @@ void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionPa
 // Whether stream_collide_two applies: a GPU build, D3Q19 or D3Q27 with fp32 or fp16 storage, BGK without
 // any force or LES, an even nx (the pair kernel's layout), ny >= 2.
 bool fused_steps_available(const LatticeState& s, const CollisionParams& p);
+// Whether a run that can take its steps in fused pairs (nothing between the two steps of a pair: no halo
+// exchange, no interpolated links) should: TESSERA_LBM_FUSED (read per call) unset or auto: where
+// fused_steps_available and the storage is fp32 (faster there: docs/performance.md, LBM item 36; with fp16
+// storage slower than the default kernels), on: wherever available, off: never; other values are refused.
+bool fused_steps_chosen(const LatticeState& s, const CollisionParams& p);
 // The shape stream_collide_two would take for s now: {rows per slab, planes the even step runs ahead}.
 std::array<int, 2> fused_steps_shape(const LatticeState& s);
 // Measurement only (bench_lbm --kernel pattern; CUDA, 3-D lattices, fp32/fp16): one step of the AA

@@ -114,10 +114,15 @@ class Simulation {
   Buffer<BoundaryLink> links_;
   Buffer<double> fstar_;  // per link f*_q(x_f) of the last step, for the forces
   void finish_links();    // the links' pass after a step (no-op without links)
+  // Steps taken in fused pairs (stream_collide_two): the tuned path on a rank with nothing to exchange and
+  // no interpolated links, where fused_steps_chosen (TESSERA_LBM_FUSED; decided at construction).
+  bool fused_ = false;
 
  public:
   // This rank's interpolated links (0 when spec.link_fraction is unset or no link needs it).
   int64_t interpolated_links() const { return int64_t(links_.size()); }
+  // Whether advance() takes its steps in fused pairs (see fused_).
+  bool fused_steps() const { return fused_; }
 };
 
 }  // namespace tessera::lbm
