@@ -90,7 +90,7 @@ TEST_CASE("GPU: N ranks equal 1 rank bit for bit; GPU matches the host", "[lbm][
 }
 
 // A closed box on one rank has nothing to exchange, so the solver takes its tuned steps in fused pairs
-// (stream_collide_two; fp32 storage by default, TESSERA_LBM_FUSED): the same bits as step by step, also with
+// (stream_collide_two) where TESSERA_LBM_FUSED=on: the same bits as step by step, also with
 // an odd number of steps (the last one alone) and across two advance() calls that split a pair. A box
 // with a periodic axis exchanges with itself and keeps single steps.
 TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single steps", "[lbm][gpu]") {
@@ -102,6 +102,7 @@ TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single
     spec.collision.force[0] = 0.0;  // the fused steps are force-free; the moving wall drives the flow
     spec.path = KernelPath::Tuned;
     std::vector<float> r_periodic, u_periodic;
+    const tessera::test::ScopedEnv on("TESSERA_LBM_FUSED", "on");
     {
       Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
       CHECK_FALSE(sim.fused_steps());  // x and z periodic: a self-exchange after every step
@@ -109,7 +110,7 @@ TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single
     for (int f : {0, 1, 4, 5}) spec.faces[std::size_t(f)].kind = FaceBC::Wall;
     std::vector<float> r_single, u_single, r_fused, u_fused;
     {
-      const tessera::test::ScopedEnv off("TESSERA_LBM_FUSED", "off");
+      const tessera::test::ScopedEnv off("TESSERA_LBM_FUSED", "");  // the default: single steps
       Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
       REQUIRE_FALSE(sim.fused_steps());
       sim.advance(25);

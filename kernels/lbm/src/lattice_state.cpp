@@ -157,8 +157,8 @@ bool fused_steps_available(const LatticeState& s, const CollisionParams& p) {
 }
 
 bool fused_steps_chosen(const LatticeState& s, const CollisionParams& p) {
-  const int v = knob_choice("TESSERA_LBM_FUSED", {"auto", "on", "off"}, "auto", "auto: fp32 storage where available");
-  return v != 2 && fused_steps_available(s, p) && (v == 1 || s.precision() == Precision::FP32);
+  const int v = knob_choice("TESSERA_LBM_FUSED", {"off|auto", "on"}, "off", "off");
+  return v == 1 && fused_steps_available(s, p);
 }
 
 std::array<int, 2> fused_steps_shape(const LatticeState& s) {

@@ -50,7 +50,8 @@
 namespace tessera::lbm::detail {
 
 namespace {
-// TESSERA_LBM_FUSED_LAG (planes the even step runs ahead of the odd one within a slab, >= 2; default 3),
+// TESSERA_LBM_FUSED_LAG (planes the even step runs ahead of the odd one within a slab, >= 2; default 4: on
+// an H200 at 256^3 and 512^3 4-5 % faster than 3, docs/performance.md LBM item 36),
 // TESSERA_LBM_FUSED_ROWS (rows per slab, >= 2; unset or 0: from the window) and TESSERA_LBM_FUSED_MB (the
 // window: MB of planes in flight per slab, default 12), read per call (measurement).
 int fused_knob(const char* var, int fallback, int lo) {
@@ -78,7 +79,7 @@ int fused_rows(const LatticeState& s, int lag) {
   const int64_t slabs = (g.ny + fit - 1) / fit;
   return int(std::max<int64_t>(2, (g.ny + slabs - 1) / slabs));
 }
-int fused_lag(const LatticeState& s) { return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 3, 2), s.grid().nz)); }
+int fused_lag(const LatticeState& s) { return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 4, 2), s.grid().nz)); }
 
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
   return tuned_available(s.lattice(), s.precision()) && tuned_pair_applicable(s) && p.kind == CollisionKind::BGK &&

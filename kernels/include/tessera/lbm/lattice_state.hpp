@@ -137,9 +137,9 @@ void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionPa
 // any force or LES, an even nx (the pair kernel's layout), ny >= 2.
 bool fused_steps_available(const LatticeState& s, const CollisionParams& p);
 // Whether a run that can take its steps in fused pairs (nothing between the two steps of a pair: no halo
-// exchange, no interpolated links) should: TESSERA_LBM_FUSED (read per call) unset or auto: where
-// fused_steps_available and the storage is fp32 (faster there: docs/performance.md, LBM item 36; with fp16
-// storage slower than the default kernels), on: wherever available, off: never; other values are refused.
+// exchange, no interpolated links) should: TESSERA_LBM_FUSED (read per call) on: wherever available; unset,
+// off or auto: never (the solver's closed boxes are the walled case, where the fused steps measured slower
+// than the default kernels on an H200: docs/performance.md, LBM item 36); other values are refused.
 bool fused_steps_chosen(const LatticeState& s, const CollisionParams& p);
 // The shape stream_collide_two would take for s now: {rows per slab, planes the even step runs ahead}.
 std::array<int, 2> fused_steps_shape(const LatticeState& s);
