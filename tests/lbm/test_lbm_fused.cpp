@@ -5,7 +5,9 @@
 // for D3Q19) and in bench_lbm's periodic box (fluid ghosts, streamed into), over slabs of several heights
 // (one row more than the minimum, rows not dividing ny, one slab) and the even planes 2 .. nz ahead.
 // Every slot of every cell is compared, ghosts and walls included.
+#include <array>
 #include <cstdlib>
+#include <string>
 
 #include "catch_compat.hpp"
 #include "lbm_test_util.hpp"
@@ -108,4 +110,37 @@ TEST_CASE("fused steps: where they do not apply they say so", "[lbm]") {
   CHECK(s.step == 0);
   p.force[0] = 1e-4;
   CHECK_FALSE(fused_steps_available(s, p));
+}
+
+TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
+  const GridLayout g = grid_for(LatticeKind::D3Q19, 254, 122, 64);
+  LatticeState s(LatticeKind::D3Q19, Precision::FP32, g, exec::Space::Host);
+  // Defaults: the even step 4 planes ahead; 7 planes of 256 x 77 B rows in 12 MB: up to 86 rows, so 2 slabs of 61.
+  CHECK(fused_steps_shape(s) == std::array<int, 2>{61, 4});
+  {
+    const tessera::test::ScopedEnv r("TESSERA_LBM_FUSED_ROWS", "6"), l("TESSERA_LBM_FUSED_LAG", "1000");
+    CHECK(fused_steps_shape(s) == std::array<int, 2>{6, 64});  // the lag at most nz
+  }
+  for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS"}) {
+    const tessera::test::ScopedEnv bad(var, "x");
+    try {
+      (void)fused_steps_shape(s);
+      FAIL(var << "=x was accepted");
+    } catch (const std::exception& e) {
+      CHECK(std::string(e.what()).find(var) != std::string::npos);
+    }
+  }
+  {
+    const tessera::test::ScopedEnv lag("TESSERA_LBM_FUSED_LAG", "1");  // the odd step needs the plane after it
+    CHECK_THROWS(fused_steps_shape(s));
+  }
+  const CollisionParams p = free_params();
+  CHECK_FALSE(fused_steps_chosen(s, p));  // off by default (and a host lattice)
+  const tessera::test::ScopedEnv bad("TESSERA_LBM_FUSED", "maybe");
+  try {
+    (void)fused_steps_chosen(s, p);
+    FAIL("TESSERA_LBM_FUSED=maybe was accepted");
+  } catch (const std::exception& e) {
+    CHECK(std::string(e.what()).find("TESSERA_LBM_FUSED") != std::string::npos);
+  }
 }
