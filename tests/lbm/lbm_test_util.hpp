@@ -1,8 +1,10 @@
 // Helpers shared by the LBM tests: random lattices with walls, and a naive two-array reference
 // (pull streaming with half-way bounce-back) that the AA-pattern kernels must reproduce.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -70,6 +72,14 @@ std::vector<double> random_pops(const GridLayout& g, unsigned seed, double a = 0
   for (int q = 0; q < L::Q; ++q)
     for (int64_t c = 0; c < n; ++c) f[std::size_t(q * n + c)] = L::w(q) * (1.0 + a * d(rng));
   return f;
+}
+
+// Largest |a_i - b_i|; infinite where the sizes differ (so that any tolerance fails).
+inline double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
+  return m;
 }
 
 inline CollisionParams test_params(CollisionKind k, double smag = 0.0) {

@@ -52,13 +52,6 @@ std::vector<double> run(LatticeKind k, Precision pr, const Case& cs, int pairs, 
   return read_slots(s);
 }
 
-double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  REQUIRE(a.size() == b.size());
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
-
 }  // namespace
 
 TEST_CASE("fused steps give the bits of two tuned steps and the reference's values", "[lbm][gpu]") {
@@ -132,6 +125,10 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
   }
   {
     const tessera::test::ScopedEnv lag("TESSERA_LBM_FUSED_LAG", "1");  // the odd step needs the plane after it
+    CHECK_THROWS(fused_steps_shape(s));
+  }
+  {
+    const tessera::test::ScopedEnv rows("TESSERA_LBM_FUSED_ROWS", "1");  // the odd rows start one row back
     CHECK_THROWS(fused_steps_shape(s));
   }
   const CollisionParams p = free_params();

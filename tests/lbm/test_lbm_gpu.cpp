@@ -48,11 +48,6 @@ std::vector<double> run(LatticeKind k, Precision pr, CollisionKind ck, exec::Spa
   return f;
 }
 
-double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
 double tol(Precision p) { return p == Precision::FP64 ? 1e-14 : (p == Precision::FP32 ? 1e-6 : 4e-5); }
 
 const LatticeKind kLattices[] = {LatticeKind::D2Q9, LatticeKind::D3Q19, LatticeKind::D3Q27};

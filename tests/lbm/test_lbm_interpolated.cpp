@@ -117,12 +117,6 @@ void check_against_naive() {
   }
 }
 
-double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
-
 }  // namespace
 
 TEST_CASE("AA pre-pass reproduces a naive two-array Bouzidi step", "[lbm][unit]") {

@@ -87,12 +87,6 @@ std::vector<double> run(LatticeKind k, Precision pr, CollisionKind ck, KernelPat
   return read_slots(s);
 }
 
-double max_diff(const std::vector<double>& a, const std::vector<double>& b) {
-  REQUIRE(a.size() == b.size());
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
 double tol(Precision p) { return p == Precision::FP32 ? 1e-6 : 4e-5; }
 
 const CollisionKind kCollisions[] = {CollisionKind::BGK, CollisionKind::TRT, CollisionKind::Regularized};

@@ -34,6 +34,7 @@
 #include "tessera/lbm/lattice_state.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #if TESSERA_CUDA_COMPILER
@@ -71,6 +72,7 @@ int fused_knob(const char* var, int fallback, int lo) {
 // slower (D3Q19 / D3Q27 fp32; docs/performance.md, LBM item 36).
 int fused_rows(const LatticeState& s, int lag) {
   const int want = fused_knob("TESSERA_LBM_FUSED_ROWS", 0, 0);
+  TESSERA_REQUIRE(want != 1, "TESSERA_LBM_FUSED_ROWS='1': a slab needs at least 2 rows (0 or unset: from the window)");
   const GridLayout& g = s.grid();
   if (want >= 2) return int(std::min<int64_t>(want, g.ny));
   const double row_bytes = double(g.px()) * double(s.bytes_per_cell());
