@@ -23,7 +23,8 @@
 // --kernel tuned-slots the same measurement kernel on the solver's layout (the control).
 // --kernel tuned-fused: the fused steps (lbm::stream_collide_two: an even and an odd step in one pass over
 // memory, the odd step of a plane while the even step's planes are in the L2; docs/performance.md, LBM item
-// 36), --steps / 2 calls per sample (BGK without a force; TESSERA_LBM_FUSED_ROWS / _LAG shape them).
+// 36), --steps / 2 calls per sample (BGK without a force; TESSERA_LBM_FUSED_ROWS / _LAG / _MB shape them,
+// the record gives the shape taken: fused_rows, fused_lag).
 // --memory managed: populations and flags in CUDA managed memory, advised to stay on the GPU and
 // prefetched there (as lbm's parallel.memory: managed), to measure its cost against device memory.
 #include <algorithm>

@@ -24,8 +24,8 @@
 // launch are in the L2, and an L1 line of this multiprocessor could be stale.
 //
 // Limits (checked by stream_collide_two): BGK without any force, the pair kernel's layout
-// (tuned_pair_applicable), no halo exchange between the two steps (one rank whose ghosts need none: the
-// benchmark boxes, a closed box), no staged wall links (the pair kernel bounces the wall links itself, the
+// (tuned_pair_applicable), no halo exchange between the two steps (one rank whose ghosts need none, such as
+// a closed box; bench_lbm's periodic box is timed without its exchange), no staged wall links (the pair kernel bounces the wall links itself, the
 // face cells from their own flags as the default odd step does).
 #include "lattice_impl.hpp"
 #include "lattice_ops.hpp"

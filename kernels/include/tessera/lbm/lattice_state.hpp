@@ -131,7 +131,8 @@ void end_step(LatticeState& s);
 // step of each plane runs while the planes the even step left are still in the L2. The values are those of
 // two stream_collide() calls on the tuned path, bit for bit. Needs parity 0 and fused_steps_available();
 // nothing may happen between the two steps (no halo exchange: one rank whose ghost layer needs none, such
-// as a closed box or bench_lbm's periodic box). Advances the parity and the step count by two.
+// as a closed box; bench_lbm's periodic box times the kernels without its exchange). Advances the parity and
+// the step count by two.
 void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // Whether stream_collide_two applies: a GPU build, D3Q19 or D3Q27 with fp32 or fp16 storage, BGK without
 // any force or LES, an even nx (the pair kernel's layout), ny >= 2.
