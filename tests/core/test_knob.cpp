@@ -1,4 +1,4 @@
-// The environment knobs' one parser (tessera/core/knob.hpp): the fallback where unset or empty, other
+// The environment knobs' parsers (tessera/core/knob.hpp): the fallback where unset or empty, other
 // spellings after '|', and an error that names the knob, the value, every accepted name and the default.
 #include "tessera/core/knob.hpp"
 
@@ -49,6 +49,27 @@ TEST_CASE("knob_choice refuses any other value, naming the knob, the value, the 
       CHECK(what.find(std::string(var) + "='" + bad + "': expected on, odd, off or auto (unset: auto, off here)") !=
             std::string::npos);
       CHECK(what.find('|', what.find("expected")) == std::string::npos);  // the names without other spellings
+    }
+  }
+}
+
+TEST_CASE("knob_integer: the fallback where unset or empty, the value, and an error for anything else", "[core]") {
+  const char* var = "TESSERA_TEST_KNOB";
+  unsetenv(var);
+  CHECK(tessera::knob_integer(var, 7, 2, "an integer >= 2") == 7);
+  for (const auto& [value, expect] : {std::pair{"", 7L}, std::pair{"2", 2L}, std::pair{"4096", 4096L}}) {
+    const ScopedEnv e(var, value);
+    CHECK(tessera::knob_integer(var, 7, 2, "an integer >= 2") == expect);
+  }
+  for (const char* bad : {"1", "-3", "x", "4k", " "}) {
+    INFO(var << "='" << bad << "'");
+    const ScopedEnv e(var, bad);
+    try {
+      tessera::knob_integer(var, 7, 2, "an integer >= 2");
+      FAIL("accepted");
+    } catch (const tessera::Error& err) {
+      CHECK(std::string(err.what()).find(std::string(var) + "='" + bad + "': expected an integer >= 2") !=
+            std::string::npos);
     }
   }
 }

@@ -493,16 +493,8 @@ void by_precision(const exec::Exec& ex, LatticeState& s, const CollisionParams& 
 #endif
 
 long tuned_prefetch_kib(Precision precision, bool pair) {
-  const char* e = std::getenv("TESSERA_LBM_PREFETCH");
-  if (e && *e) {
-    char* end = nullptr;
-    const long kib = std::strtol(e, &end, 10);
-    TESSERA_REQUIRE(end && *end == '\0' && kib >= 0,
-                    std::string("TESSERA_LBM_PREFETCH='") + e + "': expected KiB of population data ahead, >= 0 (0: off)");
-    return kib;
-  }
-  if (precision != Precision::FP32) return kPrefetchKiBFp16;
-  return pair ? kPrefetchKiBPairFp32 : kPrefetchKiBFp32;
+  const long fallback = precision != Precision::FP32 ? kPrefetchKiBFp16 : pair ? kPrefetchKiBPairFp32 : kPrefetchKiBFp32;
+  return knob_integer("TESSERA_LBM_PREFETCH", fallback, 0, "KiB of population data ahead, >= 0 (0: off)");
 }
 
 const char* tuned_kernel_form(const LatticeState& s, CollisionKind kind) {

@@ -34,7 +34,6 @@
 #include "tessera/lbm/lattice_state.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #if TESSERA_CUDA_COMPILER
@@ -56,13 +55,8 @@ namespace {
 // TESSERA_LBM_FUSED_ROWS (rows per slab, >= 2; unset or 0: from the window) and TESSERA_LBM_FUSED_MB (the
 // window: MB of planes in flight per slab, default 12), read per call (measurement).
 int fused_knob(const char* var, int fallback, int lo) {
-  const std::string v = knob_value(var);
-  if (v.empty()) return fallback;
-  char* end = nullptr;
-  const long x = std::strtol(v.c_str(), &end, 10);
-  TESSERA_REQUIRE(*end == '\0' && x >= lo && x <= 1 << 20,
-                  std::string(var) + "='" + v + "': expected an integer >= " + std::to_string(lo) + " (unset: the default)");
-  return int(x);
+  return int(std::min<long>(knob_integer(var, fallback, lo, "an integer >= " + std::to_string(lo) + " (unset: the default)"),
+                            1L << 20));
 }
 }  // namespace
 

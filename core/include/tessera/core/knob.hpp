@@ -56,4 +56,16 @@ inline std::string_view knob_name(const char* var, const std::vector<std::string
   return n.substr(0, n.find('|'));
 }
 
+// Knob `var` as an integer >= lo, or `fallback` where it is unset or empty; anything else is refused with
+// VAR='value': expected <what>.
+inline long knob_integer(const char* var, long fallback, long lo, std::string_view what) {
+  const std::string v = knob_value(var);
+  if (v.empty()) return fallback;
+  char* end = nullptr;
+  const long x = std::strtol(v.c_str(), &end, 10);
+  TESSERA_REQUIRE(end != v.c_str() && *end == '\0' && x >= lo,
+                  std::string(var) + "='" + v + "': expected " + std::string(what));
+  return x;
+}
+
 }  // namespace tessera
