@@ -62,11 +62,14 @@ TEST_CASE("fused steps give the bits of two tuned steps and the reference's valu
       for (const Case& cs : cases) {
         const auto tuned = run(k, pr, cs, 2, false, KernelPath::Tuned);
         const auto ref = run(k, pr, cs, 2, false, KernelPath::Reference);
+        for (const char* form : {"", "blocks"})
         for (const char* rows : {"", "2", "3", "5", "1000"})
           for (const char* lag : {"", "2", "4", "1000"}) {
+            if (form[0] != '\0' && (rows[0] == '5' || lag[0] == '4')) continue;  // the block form: fewer shapes
             INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz << " ghost walls "
-                              << cs.ghost_walls << " rows '" << rows << "' lag '" << lag << "'");
-            const tessera::test::ScopedEnv r("TESSERA_LBM_FUSED_ROWS", rows), l("TESSERA_LBM_FUSED_LAG", lag);
+                              << cs.ghost_walls << " form '" << form << "' rows '" << rows << "' lag '" << lag << "'");
+            const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", form), r("TESSERA_LBM_FUSED_ROWS", rows),
+                l("TESSERA_LBM_FUSED_LAG", lag);
             const auto fused = run(k, pr, cs, 2, true, KernelPath::Tuned);
             REQUIRE(fused == tuned);
             REQUIRE(max_diff(fused, ref) < (pr == Precision::FP32 ? 1e-6 : 4e-5));
@@ -79,10 +82,12 @@ TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]"
   // 2 x 64 planes x 21 slabs of 6 rows (the last 2) x 2 blocks: thousands of items, most of them waiting.
   const Case cs{254, 122, 64, true};
   for (Precision pr : {Precision::FP32, Precision::FP16}) {
-    INFO(to_string(pr));
     const auto tuned = run(LatticeKind::D3Q19, pr, cs, 3, false, KernelPath::Tuned);
-    const tessera::test::ScopedEnv r("TESSERA_LBM_FUSED_ROWS", "6");
-    REQUIRE(run(LatticeKind::D3Q19, pr, cs, 3, true, KernelPath::Tuned) == tuned);
+    for (const char* form : {"warps", "blocks"}) {
+      INFO(to_string(pr) << " " << form);
+      const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", form), r("TESSERA_LBM_FUSED_ROWS", "6");
+      REQUIRE(run(LatticeKind::D3Q19, pr, cs, 3, true, KernelPath::Tuned) == tuned);
+    }
   }
 }
 
@@ -114,7 +119,7 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
     const tessera::test::ScopedEnv r("TESSERA_LBM_FUSED_ROWS", "6"), l("TESSERA_LBM_FUSED_LAG", "1000");
     CHECK(fused_steps_shape(s) == std::array<int, 2>{6, 64});  // the lag at most nz
   }
-  for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS"}) {
+  for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_FORM"}) {
     const tessera::test::ScopedEnv bad(var, "x");
     try {
       (void)fused_steps_shape(s);

@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #if TESSERA_CUDA_COMPILER
 #include <cuda_fp16.h>
@@ -76,6 +77,12 @@ int fused_rows(const LatticeState& s, int lag) {
   return int(std::max<int64_t>(2, (g.ny + slabs - 1) / slabs));
 }
 int fused_lag(const LatticeState& s) { return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 4, 2), s.grid().nz)); }
+
+// TESSERA_LBM_FUSED_FORM (read per call; measurement): "warps" (the default) or "blocks", the two forms of the
+// launch below (docs/performance.md, LBM item 37).
+bool fused_warps() {
+  return knob_choice("TESSERA_LBM_FUSED_FORM", {"warps", "blocks"}, "warps", "warps") == 0;
+}
 
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
   return tuned_available(s.lattice(), s.precision()) && tuned_pair_applicable(s) && p.kind == CollisionKind::BGK &&
@@ -159,6 +166,65 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
                                                              threadIdx.x & 31u, rows);
 }
 
+// The warp form (the default; TESSERA_LBM_FUSED_FORM=blocks: the kernel above). The block form's costs are its
+// barriers: every block waits at __syncthreads for thread 0's ticket (an L2 round trip), for thread 0's spin
+// and for the slowest warp's __threadfence; on an H100 ncu put 29 % of the warps' cycles at barriers and 9 %
+// at the fence (D3Q19 fp32 256^3). Here the launch is persistent (as many blocks as are resident at once) and
+// every warp works alone: it takes tickets of one warp's share of an item (32 pairs: thread t of the block
+// form's tile is lane t mod 32 of warp t / 32 of that tile's 4 tickets, so every cell is updated by the same
+// code on the same values as before), asks for its next ticket before it starts the current one (the
+// atomic's latency is hidden behind the update), and signals and waits by lane 0 with __syncwarp (which
+// orders the lanes' memory accesses as __syncthreads does the block's). No deadlock, as in the block form:
+// a warp's next ticket is later than its current one, so the earliest ticket taken and not finished is
+// always one that a warp is working on, and it waits only for earlier tickets, all finished.
+template <class L, class S, int BX, int MB, bool FC>
+__global__ void __launch_bounds__(BX, MB) stream_collide_fused_warps(S* __restrict__ f, const uint8_t* __restrict__ flags,
+                                                                     StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
+                                                                     FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
+  const unsigned lane = threadIdx.x & 31u;
+  unsigned* done = ctr + 1;
+  const unsigned total = P.tiles * 2u * P.nz * P.slabs;  // tickets (P.tiles: per item, here warps' shares)
+  unsigned ticket = 0u;
+  if (lane == 0u) ticket = atomicAdd(ctr, 1u);
+  ticket = __shfl_sync(0xffffffffu, ticket, 0);
+  while (ticket < total) {
+    unsigned next = 0u;
+    if (lane == 0u) next = atomicAdd(ctr, 1u);
+    const uint32_t pos = ticket / P.tiles, tile = ticket - pos * P.tiles;
+    const FusedItem it = fused_item(P, pos);
+    const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
+    const uint32_t t = tile * 32u + lane;
+    if (!it.odd) {
+      pair_update<L, S, CollisionKind::BGK, 4, false, false, false>(f, sp, flags, ae, g, c_fused_walls, t, it.k, lane,
+                                                                    PairRows{y0, y1});
+      __threadfence();
+      __syncwarp();
+      if (lane == 0u) atomicAdd(done + it.slab * P.nz + it.k, 1u);
+    } else {
+      if (lane == 0u) {
+        const uint32_t klo = it.k == 0u ? 0u : it.k - 1u, khi = min(it.k + 1u, P.nz - 1u);
+        for (uint32_t sl = it.slab == 0u ? 0u : it.slab - 1u; sl <= it.slab; ++sl)
+          for (uint32_t kk = klo; kk <= khi; ++kk)
+            while (ld_acquire(done + sl * P.nz + kk) < P.tiles) __nanosleep(32);
+      }
+      __syncwarp();
+      const PairRows rows{y0 == 0u ? 0u : y0 - 1u, y1 == P.ny ? P.ny : y1 - 1u};
+      pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k, lane, rows);
+    }
+    ticket = __shfl_sync(0xffffffffu, next, 0);
+  }
+}
+
+// Blocks of kernel k resident at once on this device (the warp form's grid).
+template <class K>
+unsigned resident_blocks(K k, int bx) {
+  int dev = 0, sms = 0, per = 0;
+  TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
+  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  TESSERA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, bx, 0));
+  return unsigned(std::max(1, per) * std::max(1, sms));
+}
+
 // The state's counters, zeroed on the stream before the launch.
 unsigned* fused_counters(LatticeState& s, std::size_t n, cudaStream_t st) {
   Buffer<unsigned>& buf = s.fused_counters();
@@ -181,9 +247,10 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
   P.lag = uint32_t(lag);
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
   const uint64_t pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
-  P.tiles = uint32_t((pairs + BX - 1) / BX);
+  const bool warps = fused_warps();
+  P.tiles = uint32_t((pairs + BX - 1) / BX) * (warps ? uint32_t(BX / 32) : 1u);
   const uint64_t blocks = uint64_t(P.tiles) * 2u * P.nz * P.slabs;
-  TESSERA_REQUIRE(blocks < (uint64_t(1) << 31), "fused LBM steps: too many blocks for one launch");
+  TESSERA_REQUIRE(blocks < (uint64_t(1) << 31), "fused LBM steps: too many blocks (tickets) for one launch");
   unsigned* ctr = fused_counters(s, 1u + std::size_t(P.slabs) * P.nz, st);
   StepArgs<float> ae = make_step_args<float>(s, p), ao = ae;
   ae.odd = false;
@@ -191,12 +258,21 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_fused_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
   S* f = static_cast<S*>(s.pops());
   const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
-  if (L::Q == 19 && face_cells_streamed(s)) {
-    if constexpr (L::Q == 19)
-      stream_collide_fused<L, S, BX, MB, true><<<unsigned(blocks), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
-  } else {
-    stream_collide_fused<L, S, BX, MB, false><<<unsigned(blocks), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
-  }
+  const auto launch = [&](auto fc) {
+    constexpr bool FC = decltype(fc)::value;
+    if (warps) {
+      static const unsigned resident = resident_blocks(stream_collide_fused_warps<L, S, BX, MB, FC>, BX);
+      const unsigned grid = unsigned(std::min<uint64_t>(resident, (blocks + BX / 32 - 1) / (BX / 32)));
+      stream_collide_fused_warps<L, S, BX, MB, FC><<<grid, BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+    } else {
+      stream_collide_fused<L, S, BX, MB, FC><<<unsigned(blocks), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+    }
+  };
+  bool face = false;
+  if constexpr (L::Q == 19) face = face_cells_streamed(s);  // (the face form exists for D3Q19)
+  if constexpr (L::Q == 19)
+    if (face) launch(std::true_type{});
+  if (!face) launch(std::false_type{});
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_fused");
 }
 
