@@ -3,7 +3,8 @@
 // must give the bits of two tuned steps (stream_collide on the tuned path) and the reference's values to
 // rounding, for every lattice and storage, in a closed box with scattered walls (moving ones; face cells
 // for D3Q19) and in bench_lbm's periodic box (fluid ghosts, streamed into), over slabs of several heights
-// (one row more than the minimum, rows not dividing ny, one slab) and the even planes 2 .. nz ahead.
+// (one row more than the minimum, rows not dividing ny, one slab) and the even planes 2 .. nz ahead, in both
+// forms of the launch (TESSERA_LBM_FUSED_FORM: warps, the default, and blocks).
 // Every slot of every cell is compared, ghosts and walls included.
 #include <array>
 #include <cstdlib>
@@ -62,18 +63,19 @@ TEST_CASE("fused steps give the bits of two tuned steps and the reference's valu
       for (const Case& cs : cases) {
         const auto tuned = run(k, pr, cs, 2, false, KernelPath::Tuned);
         const auto ref = run(k, pr, cs, 2, false, KernelPath::Reference);
-        for (const char* form : {"", "blocks"})
-        for (const char* rows : {"", "2", "3", "5", "1000"})
-          for (const char* lag : {"", "2", "4", "1000"}) {
-            if (form[0] != '\0' && (rows[0] == '5' || lag[0] == '4')) continue;  // the block form: fewer shapes
-            INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz << " ghost walls "
-                              << cs.ghost_walls << " form '" << form << "' rows '" << rows << "' lag '" << lag << "'");
-            const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", form), r("TESSERA_LBM_FUSED_ROWS", rows),
-                l("TESSERA_LBM_FUSED_LAG", lag);
-            const auto fused = run(k, pr, cs, 2, true, KernelPath::Tuned);
-            REQUIRE(fused == tuned);
-            REQUIRE(max_diff(fused, ref) < (pr == Precision::FP32 ? 1e-6 : 4e-5));
-          }
+        for (const char* form : {"", "blocks"})  // the default (warps) and the block form, on fewer shapes
+          for (const char* rows : {"", "2", "3", "5", "1000"})
+            for (const char* lag : {"", "2", "4", "1000"}) {
+              if (form[0] != '\0' && (rows[0] == '5' || lag[0] == '4')) continue;
+              INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
+                                << " ghost walls " << cs.ghost_walls << " form '" << form << "' rows '" << rows
+                                << "' lag '" << lag << "'");
+              const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", form), r("TESSERA_LBM_FUSED_ROWS", rows),
+                  l("TESSERA_LBM_FUSED_LAG", lag);
+              const auto fused = run(k, pr, cs, 2, true, KernelPath::Tuned);
+              REQUIRE(fused == tuned);
+              REQUIRE(max_diff(fused, ref) < (pr == Precision::FP32 ? 1e-6 : 4e-5));
+            }
       }
 }
 
