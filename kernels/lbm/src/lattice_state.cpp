@@ -163,7 +163,7 @@ bool fused_steps_chosen(const LatticeState& s, const CollisionParams& p) {
 
 std::array<int, 2> fused_steps_shape(const LatticeState& s) {
   const int lag = detail::fused_lag(s);
-  (void)detail::fused_warps();  // a bad TESSERA_LBM_FUSED_FORM is refused here too
+  (void)detail::fused_form();  // a bad TESSERA_LBM_FUSED_FORM is refused here too
   return {detail::fused_rows(s, lag), lag};
 }
 
