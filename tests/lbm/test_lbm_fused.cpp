@@ -4,7 +4,7 @@
 // rounding, for every lattice and storage, in a closed box with scattered walls (moving ones; face cells
 // for D3Q19) and in bench_lbm's periodic box (fluid ghosts, streamed into), over slabs of several heights
 // (one row more than the minimum, rows not dividing ny, one slab) and the even planes 2 .. nz ahead, in both
-// forms of the launch (TESSERA_LBM_FUSED_FORM: warps, the default, warps-eager and blocks).
+// forms of the launch (TESSERA_LBM_FUSED_FORM: blocks, the default, and warps).
 // Every slot of every cell is compared, ghosts and walls included.
 #include <array>
 #include <cstdlib>
@@ -63,7 +63,7 @@ TEST_CASE("fused steps give the bits of two tuned steps and the reference's valu
       for (const Case& cs : cases) {
         const auto tuned = run(k, pr, cs, 2, false, KernelPath::Tuned);
         const auto ref = run(k, pr, cs, 2, false, KernelPath::Reference);
-        for (const char* form : {"", "warps-eager", "blocks"})  // the default (warps); the others on fewer shapes
+        for (const char* form : {"", "warps"})  // the default (blocks); the warp form on fewer shapes
           for (const char* rows : {"", "2", "3", "5", "1000"})
             for (const char* lag : {"", "2", "4", "1000"}) {
               if (form[0] != '\0' && (rows[0] == '5' || lag[0] == '4')) continue;
@@ -85,7 +85,7 @@ TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]"
   const Case cs{254, 122, 64, true};
   for (Precision pr : {Precision::FP32, Precision::FP16}) {
     const auto tuned = run(LatticeKind::D3Q19, pr, cs, 3, false, KernelPath::Tuned);
-    for (const char* form : {"warps", "warps-eager", "blocks"}) {
+    for (const char* form : {"blocks", "warps"}) {
       INFO(to_string(pr) << " " << form);
       const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", form), r("TESSERA_LBM_FUSED_ROWS", "6");
       REQUIRE(run(LatticeKind::D3Q19, pr, cs, 3, true, KernelPath::Tuned) == tuned);

@@ -78,10 +78,10 @@ int fused_rows(const LatticeState& s, int lag) {
 }
 int fused_lag(const LatticeState& s) { return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 4, 2), s.grid().nz)); }
 
-// TESSERA_LBM_FUSED_FORM (read per call; measurement): "warps" (the default), "warps-eager" or "blocks", the
-// forms of the launch below (docs/performance.md, LBM item 37). 0, 1, 2.
+// TESSERA_LBM_FUSED_FORM (read per call; measurement): "blocks" (the default, 0) or "warps" (1), the forms of
+// the launch below (docs/performance.md, LBM item 37).
 int fused_form() {
-  return knob_choice("TESSERA_LBM_FUSED_FORM", {"warps", "warps-eager", "blocks"}, "warps", "warps");
+  return knob_choice("TESSERA_LBM_FUSED_FORM", {"blocks", "warps"}, "blocks", "blocks");
 }
 
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
@@ -166,56 +166,41 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
                                                              threadIdx.x & 31u, rows);
 }
 
-// The warp forms (the default; TESSERA_LBM_FUSED_FORM=blocks: the kernel above). The block form's costs are
-// its barriers: every block waits at __syncthreads for thread 0's ticket (an L2 round trip), for thread 0's
-// spin and for the slowest warp's __threadfence; on an H100 ncu put 29 % of the warps' cycles at barriers and
-// 9 % at the fence (D3Q19 fp32 256^3; docs/performance.md, LBM item 37). Here the launch is persistent (as
-// many blocks as are resident at once) and every warp works alone: it takes tickets of one warp's share of an
-// item (32 pairs: thread t of the block form's tile is lane t mod 32 of warp t / 32 of that tile's 4 tickets,
-// so every cell is updated by the same code on the same values), asks for its next ticket before it starts
-// the current one (the atomic's latency is hidden behind the update), and signals and waits through lane 0
-// with __syncwarp (which orders the lanes' memory accesses as __syncthreads does the block's).
-// DEFER (TESSERA_LBM_FUSED_FORM=warps; warps-eager: right away): a warp's share of an even item is signalled
-// (__threadfence, then the counter) not at once but after the next even share's collision, when that
-// share's loads have arrived and the first one's stores have long drained, so that the fence does not wait;
-// before an odd share's wait, and at the end, a pending signal is given at once (an odd share may wait for it).
-// No deadlock, as in the block form: a warp's next ticket is later than its current one, and a pending
-// signal is given without waiting for anything, so the earliest ticket taken and not finished is always one
-// that a warp is working on, and it waits only for earlier tickets, all finished or signalled.
-template <class L, class S, int BX, int MB, bool FC, bool DEFER>
+// The warp form (TESSERA_LBM_FUSED_FORM=warps; measurement). The block form's costs are its barriers: every
+// block waits at __syncthreads for thread 0's ticket (an L2 round trip), for thread 0's spin and for the
+// slowest warp's __threadfence; on an H100 ncu put 29 % of the warps' cycles at barriers and 9 % at the fence
+// (D3Q19 fp32 256^3; docs/performance.md, LBM item 37). Here the launch is persistent (as many blocks as are
+// resident at once) and every warp works alone: it takes tickets of one warp's share of an item (32 pairs:
+// thread t of the block form's tile is lane t mod 32 of warp t / 32 of that tile's 4 tickets, so every cell
+// is updated by the same code on the same values), and signals and waits through lane 0 with __syncwarp
+// (which orders the lanes' memory accesses as __syncthreads does the block's). A warp takes its next ticket
+// only when it starts it: a ticket taken ahead (tried: the atomic's latency hidden behind the update) sits
+// behind its warp's current share, which may be an odd share waiting, and such waits chained plane by plane
+// (3x slower on an H100, item 37). No deadlock, as in the block form: tickets are taken in order by warps that
+// are running, and a share waits only for earlier tickets.
+template <class L, class S, int BX, int MB, bool FC>
 __global__ void __launch_bounds__(BX, MB) stream_collide_fused_warps(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                      StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
                                                                      FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
   const unsigned lane = threadIdx.x & 31u;
   unsigned* done = ctr + 1;
   const unsigned total = P.tiles * 2u * P.nz * P.slabs;  // tickets (P.tiles: per item, here warps' shares)
-  unsigned pending = ~0u;                                // the counter a signal is owed to (DEFER)
-  const auto signal = [&] {
-    if (pending != ~0u) {
-      __threadfence();
-      __syncwarp();
-      if (lane == 0u) atomicAdd(done + pending, 1u);
-      pending = ~0u;
-    }
-  };
-  unsigned ticket = 0u;
-  if (lane == 0u) ticket = atomicAdd(ctr, 1u);
-  ticket = __shfl_sync(0xffffffffu, ticket, 0);
-  while (ticket < total) {
-    unsigned next = 0u;
-    if (lane == 0u) next = atomicAdd(ctr, 1u);
+  while (true) {
+    unsigned ticket = 0u;
+    if (lane == 0u) ticket = atomicAdd(ctr, 1u);
+    ticket = __shfl_sync(0xffffffffu, ticket, 0);
+    if (ticket >= total) return;
     const uint32_t pos = ticket / P.tiles, tile = ticket - pos * P.tiles;
     const FusedItem it = fused_item(P, pos);
     const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
     const uint32_t t = tile * 32u + lane;
     if (!it.odd) {
       pair_update<L, S, CollisionKind::BGK, 4, false, false, false>(f, sp, flags, ae, g, c_fused_walls, t, it.k, lane,
-                                                                    PairRows{y0, y1}, signal);
-      signal();  // (where the warp had no cell to update, pair_update returned before its mid)
-      pending = it.slab * P.nz + it.k;
-      if constexpr (!DEFER) signal();
+                                                                    PairRows{y0, y1});
+      __threadfence();
+      __syncwarp();
+      if (lane == 0u) atomicAdd(done + it.slab * P.nz + it.k, 1u);
     } else {
-      signal();
       if (lane == 0u) {
         const uint32_t klo = it.k == 0u ? 0u : it.k - 1u, khi = min(it.k + 1u, P.nz - 1u);
         for (uint32_t sl = it.slab == 0u ? 0u : it.slab - 1u; sl <= it.slab; ++sl)
@@ -226,9 +211,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused_warps(S* __restri
       const PairRows rows{y0 == 0u ? 0u : y0 - 1u, y1 == P.ny ? P.ny : y1 - 1u};
       pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k, lane, rows);
     }
-    ticket = __shfl_sync(0xffffffffu, next, 0);
   }
-  signal();
 }
 
 // Blocks of kernel k resident at once on this device (the warp form's grid).
@@ -264,7 +247,7 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
   const uint64_t pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
   const int form = fused_form();
-  const bool warps = form != 2;
+  const bool warps = form == 1;
   P.tiles = uint32_t((pairs + BX - 1) / BX) * (warps ? uint32_t(BX / 32) : 1u);
   const uint64_t blocks = uint64_t(P.tiles) * 2u * P.nz * P.slabs;
   TESSERA_REQUIRE(blocks < (uint64_t(1) << 31), "fused LBM steps: too many blocks (tickets) for one launch");
@@ -277,16 +260,10 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
   const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
   const auto launch = [&](auto fc) {
     constexpr bool FC = decltype(fc)::value;
-    const auto warp_form = [&](auto defer) {
-      constexpr bool D = decltype(defer)::value;
-      static const unsigned resident = resident_blocks(stream_collide_fused_warps<L, S, BX, MB, FC, D>, BX);
+    if (warps) {
+      static const unsigned resident = resident_blocks(stream_collide_fused_warps<L, S, BX, MB, FC>, BX);
       const unsigned grid = unsigned(std::min<uint64_t>(resident, (blocks + BX / 32 - 1) / (BX / 32)));
-      stream_collide_fused_warps<L, S, BX, MB, FC, D><<<grid, BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
-    };
-    if (form == 0) {
-      warp_form(std::true_type{});
-    } else if (form == 1) {
-      warp_form(std::false_type{});
+      stream_collide_fused_warps<L, S, BX, MB, FC><<<grid, BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
     } else {
       stream_collide_fused<L, S, BX, MB, FC><<<unsigned(blocks), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
     }

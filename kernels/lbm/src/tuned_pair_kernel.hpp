@@ -193,12 +193,6 @@ struct PairRows {
   uint32_t y0 = 0, y1 = 0;
 };
 
-// What pair_update calls between the collision and the stores (warp-uniform; the fused steps' deferred
-// signal, tuned_fused_cuda.cpp): nothing by default. Not called where the warp has no cell to update.
-struct PairNoMid {
-  __device__ void operator()() const {}
-};
-
 // The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table. KF: the step has a
 // force (uniform or per-cell); false drops the force terms (collide_cell's force-free form).
 // SP (TESSERA_LBM_SPECULATE, tuned_ld_hint.hpp): every lane issues its pair loads before the flags have
@@ -207,13 +201,11 @@ struct PairNoMid {
 // through with every store masked. The single-lane loads at the warp's ends still wait for the flags.
 // FC (TESSERA_LBM_FACE_CELLS=on, D3Q19): a face cell's walls come from its own flag (wall_mask_of), not
 // from its neighbours' flags, so its links from the wall wait for one load less.
-// mid: called once the populations are collided, before they are stored (PairNoMid).
-template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false,
-          class Mid = PairNoMid>
+template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false>
 __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags,
                                    const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
-                                   unsigned lane, PairRows rows = {}, Mid&& mid = {}) {
+                                   unsigned lane, PairRows rows = {}) {
   using P = PairOps<S>;
   using V = typename P::V;
   constexpr int Q = L::Q;
@@ -319,7 +311,6 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
     collide<L, K, float, false>(lo, a.relax, 0.f, 0.f, 0.f);
     collide<L, K, float, false>(hi, a.relax, 0.f, 0.f, 0.f);
   }
-  mid();
 
   // A pair store at e (an even element) of the values (vlo, vhi), each written only where its flag is set.
   auto put = [&](S* e, float vlo, float vhi, bool wlo, bool whi) {
