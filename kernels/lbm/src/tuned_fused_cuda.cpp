@@ -132,6 +132,19 @@ __device__ inline unsigned ld_acquire(const unsigned* p) {
   return v;
 }
 
+// Until the even step has finished planes k - 1 .. k + 1 of odd item `it`'s slab and of the slab before it
+// (done: the per-(slab, plane) counters; P.tiles finished tickets make a plane).
+__device__ inline void wait_for_even(const FusedPlan& P, const unsigned* done, const FusedItem& it) {
+  const uint32_t klo = it.k == 0u ? 0u : it.k - 1u, khi = min(it.k + 1u, P.nz - 1u);
+  for (uint32_t sl = it.slab == 0u ? 0u : it.slab - 1u; sl <= it.slab; ++sl)
+    for (uint32_t kk = klo; kk <= khi; ++kk)
+      while (ld_acquire(done + sl * P.nz + kk) < P.tiles) __nanosleep(32);
+}
+// The rows an odd item of the slab [y0, y1) updates: [y0 - 1, y1 - 1), the last slab's up to ny.
+__device__ inline PairRows odd_rows(const FusedPlan& P, uint32_t y0, uint32_t y1) {
+  return PairRows{y0 == 0u ? 0u : y0 - 1u, y1 == P.ny ? P.ny : y1 - 1u};
+}
+
 // ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished blocks of E(slab, k). Zeroed before each launch.
 template <class L, class S, int BX, int MB, bool FC>
 __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f, const uint8_t* __restrict__ flags,
@@ -154,14 +167,9 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
     if (threadIdx.x == 0) atomicAdd(done + it.slab * P.nz + it.k, 1u);
     return;
   }
-  if (threadIdx.x == 0) {
-    const uint32_t klo = it.k == 0u ? 0u : it.k - 1u, khi = min(it.k + 1u, P.nz - 1u);
-    for (uint32_t sl = it.slab == 0u ? 0u : it.slab - 1u; sl <= it.slab; ++sl)
-      for (uint32_t kk = klo; kk <= khi; ++kk)
-        while (ld_acquire(done + sl * P.nz + kk) < P.tiles) __nanosleep(32);
-  }
+  if (threadIdx.x == 0) wait_for_even(P, done, it);
   __syncthreads();
-  const PairRows rows{y0 == 0u ? 0u : y0 - 1u, y1 == P.ny ? P.ny : y1 - 1u};
+  const PairRows rows = odd_rows(P, y0, y1);
   pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
                                                              threadIdx.x & 31u, rows);
 }
@@ -201,14 +209,9 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused_warps(S* __restri
       __syncwarp();
       if (lane == 0u) atomicAdd(done + it.slab * P.nz + it.k, 1u);
     } else {
-      if (lane == 0u) {
-        const uint32_t klo = it.k == 0u ? 0u : it.k - 1u, khi = min(it.k + 1u, P.nz - 1u);
-        for (uint32_t sl = it.slab == 0u ? 0u : it.slab - 1u; sl <= it.slab; ++sl)
-          for (uint32_t kk = klo; kk <= khi; ++kk)
-            while (ld_acquire(done + sl * P.nz + kk) < P.tiles) __nanosleep(32);
-      }
+      if (lane == 0u) wait_for_even(P, done, it);
       __syncwarp();
-      const PairRows rows{y0 == 0u ? 0u : y0 - 1u, y1 == P.ny ? P.ny : y1 - 1u};
+      const PairRows rows = odd_rows(P, y0, y1);
       pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k, lane, rows);
     }
   }
