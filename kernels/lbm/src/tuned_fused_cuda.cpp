@@ -14,6 +14,7 @@
 // and every item is `tiles` blocks of the pair kernel's shape. Blocks take tickets from a counter in
 // launch order (not blockIdx), so that an item is only ever waited for by items with later tickets,
 // which are held by blocks that are already running: no deadlock whatever the hardware's block order.
+// (This is the block form, the default; the warp form, TESSERA_LBM_FUSED_FORM=warps, below.)
 // Within a slab the items run E(0) .. E(lag - 1), then O(0), E(lag), O(1), E(lag + 1), ..., the odd
 // planes `lag` behind the even ones. The odd step of plane k reads (and writes, in place) planes k - 1 ..
 // k + 1, so it waits until the even step has finished them (per-(slab, plane) counters of finished
@@ -145,7 +146,8 @@ __device__ inline PairRows odd_rows(const FusedPlan& P, uint32_t y0, uint32_t y1
   return PairRows{y0 == 0u ? 0u : y0 - 1u, y1 == P.ny ? P.ny : y1 - 1u};
 }
 
-// ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished blocks of E(slab, k). Zeroed before each launch.
+// ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished tickets of E(slab, k) (blocks here, warps' shares
+// in the warp form). Zeroed before each launch.
 template <class L, class S, int BX, int MB, bool FC>
 __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
@@ -264,6 +266,7 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
   const auto launch = [&](auto fc) {
     constexpr bool FC = decltype(fc)::value;
     if (warps) {
+      // (once per instantiation: a process drives one device)
       static const unsigned resident = resident_blocks(stream_collide_fused_warps<L, S, BX, MB, FC>, BX);
       const unsigned grid = unsigned(std::min<uint64_t>(resident, (blocks + BX / 32 - 1) / (BX / 32)));
       stream_collide_fused_warps<L, S, BX, MB, FC><<<grid, BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
