@@ -251,11 +251,10 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
   P.lag = uint32_t(lag);
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
   const uint64_t pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
-  const int form = fused_form();
-  const bool warps = form == 1;
-  P.tiles = uint32_t((pairs + BX - 1) / BX) * (warps ? uint32_t(BX / 32) : 1u);
-  const uint64_t blocks = uint64_t(P.tiles) * 2u * P.nz * P.slabs;
-  TESSERA_REQUIRE(blocks < (uint64_t(1) << 31), "fused LBM steps: too many blocks (tickets) for one launch");
+  const bool warps = fused_form() == 1;
+  P.tiles = uint32_t((pairs + BX - 1) / BX) * (warps ? uint32_t(BX / 32) : 1u);  // tickets per item
+  const uint64_t tickets = uint64_t(P.tiles) * 2u * P.nz * P.slabs;                // = the block form's blocks
+  TESSERA_REQUIRE(tickets < (uint64_t(1) << 31), "fused LBM steps: too many blocks (tickets) for one launch");
   unsigned* ctr = fused_counters(s, 1u + std::size_t(P.slabs) * P.nz, st);
   StepArgs<float> ae = make_step_args<float>(s, p), ao = ae;
   ae.odd = false;
@@ -268,16 +267,17 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
     if (warps) {
       // (once per instantiation: a process drives one device)
       static const unsigned resident = resident_blocks(stream_collide_fused_warps<L, S, BX, MB, FC>, BX);
-      const unsigned grid = unsigned(std::min<uint64_t>(resident, (blocks + BX / 32 - 1) / (BX / 32)));
+      const unsigned grid = unsigned(std::min<uint64_t>(resident, (tickets + BX / 32 - 1) / (BX / 32)));
       stream_collide_fused_warps<L, S, BX, MB, FC><<<grid, BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
     } else {
-      stream_collide_fused<L, S, BX, MB, FC><<<unsigned(blocks), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+      stream_collide_fused<L, S, BX, MB, FC><<<unsigned(tickets), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
     }
   };
   bool face = false;
-  if constexpr (L::Q == 19) face = face_cells_streamed(s);  // (the face form exists for D3Q19)
-  if constexpr (L::Q == 19)
+  if constexpr (L::Q == 19) {  // (the face form exists for D3Q19)
+    face = face_cells_streamed(s);
     if (face) launch(std::true_type{});
+  }
   if (!face) launch(std::false_type{});
   TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_fused");
 }
