@@ -73,7 +73,7 @@ bool tuned_quad_staged_used(const LatticeState& s, CollisionKind kind);
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // The fused steps (tuned_fused_cuda.cpp, stream_collide_two): whether they apply, and both steps (parity 0,
 // left unflipped). fused_rows / fused_lag: the slab height and the planes the even step runs ahead;
-// fused_form: the launch's form (TESSERA_LBM_FUSED_FORM: 0 blocks, the default, 1 warps, 2 staged).
+// fused_form: the launch's form (TESSERA_LBM_FUSED_FORM: 0 blocks, the default, 1 warps).
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p);
 void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 int fused_rows(const LatticeState& s, int lag);

@@ -47,7 +47,6 @@
 #include "tessera/core/cuda_check.hpp"
 #include "tuned_pair_kernel.hpp"
 #include "tuned_slot.hpp"
-#include "tuned_staged_kernel.hpp"
 #endif
 
 namespace tessera::lbm::detail {
@@ -80,10 +79,10 @@ int fused_rows(const LatticeState& s, int lag) {
 }
 int fused_lag(const LatticeState& s) { return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 4, 2), s.grid().nz)); }
 
-// TESSERA_LBM_FUSED_FORM (read per call; measurement): "blocks" (the default, 0), "warps" (1) or "staged" (2),
-// the forms of the launch below (docs/performance.md, LBM items 37-38).
+// TESSERA_LBM_FUSED_FORM (read per call; measurement): "blocks" (the default, 0) or "warps" (1), the forms of
+// the launch below (docs/performance.md, LBM item 37).
 int fused_form() {
-  return knob_choice("TESSERA_LBM_FUSED_FORM", {"blocks", "warps", "staged"}, "blocks", "blocks");
+  return knob_choice("TESSERA_LBM_FUSED_FORM", {"blocks", "warps"}, "blocks", "blocks");
 }
 
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
@@ -100,38 +99,31 @@ struct FusedPlan {
   uint32_t nz, ny;
   uint32_t rows;   // rows per slab (>= 2)
   uint32_t slabs;
-  uint32_t te, to; // tickets per even and per odd item (blocks; warps' shares in the warp form)
+  uint32_t tiles;  // blocks per item
   uint32_t lag;    // 2 <= lag <= nz
 };
 struct FusedItem {
-  uint32_t slab, k, tile;  // tile: the ticket's place within its item
+  uint32_t slab, k;
   bool odd;
 };
 
-// The item and tile of `ticket` (items in the order of the header comment, each item's tickets in a row).
-__device__ inline FusedItem fused_ticket(const FusedPlan& P, uint32_t ticket) {
-  const uint32_t te = P.te, to = P.to, both = te + to;
-  const uint32_t per = P.nz * both;
-  FusedItem it{ticket / per, 0u, 0u, false};
-  uint32_t r = ticket - it.slab * per;
-  if (r < P.lag * te) {  // E(0) .. E(lag - 1)
-    it.k = r / te;
-    it.tile = r - it.k * te;
+// The item at place `pos` of the order (the header comment).
+__device__ inline FusedItem fused_item(const FusedPlan& P, uint32_t pos) {
+  const uint32_t per = 2u * P.nz;
+  FusedItem it{pos / per, 0u, false};
+  const uint32_t r = pos - it.slab * per;
+  if (r < P.lag) {
+    it.k = r;
     return it;
   }
-  r -= P.lag * te;
-  const uint32_t rest = P.nz - P.lag;
-  if (r < rest * both) {  // O(q), E(q + lag)
-    const uint32_t q = r / both, w = r - q * both;
-    it.odd = w < to;
-    it.k = it.odd ? q : q + P.lag;
-    it.tile = it.odd ? w : w - to;
-    return it;
+  const uint32_t q = r - P.lag, rest = P.nz - P.lag;
+  if (q < 2u * rest) {
+    it.odd = (q & 1u) == 0u;
+    it.k = it.odd ? q / 2u : q / 2u + P.lag;
+  } else {
+    it.odd = true;
+    it.k = rest + (q - 2u * rest);
   }
-  r -= rest * both;  // the last odd items
-  it.odd = true;
-  it.k = rest + r / to;
-  it.tile = r - (r / to) * to;
   return it;
 }
 
@@ -142,12 +134,12 @@ __device__ inline unsigned ld_acquire(const unsigned* p) {
 }
 
 // Until the even step has finished planes k - 1 .. k + 1 of odd item `it`'s slab and of the slab before it
-// (done: the per-(slab, plane) counters; P.te finished tickets make a plane).
+// (done: the per-(slab, plane) counters; P.tiles finished tickets make a plane).
 __device__ inline void wait_for_even(const FusedPlan& P, const unsigned* done, const FusedItem& it) {
   const uint32_t klo = it.k == 0u ? 0u : it.k - 1u, khi = min(it.k + 1u, P.nz - 1u);
   for (uint32_t sl = it.slab == 0u ? 0u : it.slab - 1u; sl <= it.slab; ++sl)
     for (uint32_t kk = klo; kk <= khi; ++kk)
-      while (ld_acquire(done + sl * P.nz + kk) < P.te) __nanosleep(32);
+      while (ld_acquire(done + sl * P.nz + kk) < P.tiles) __nanosleep(32);
 }
 // The rows an odd item of the slab [y0, y1) updates: [y0 - 1, y1 - 1), the last slab's up to ny.
 __device__ inline PairRows odd_rows(const FusedPlan& P, uint32_t y0, uint32_t y1) {
@@ -156,34 +148,22 @@ __device__ inline PairRows odd_rows(const FusedPlan& P, uint32_t y0, uint32_t y1
 
 // ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished tickets of E(slab, k) (blocks here, warps' shares
 // in the warp form). Zeroed before each launch.
-// ST (the staged form, TESSERA_LBM_FUSED_FORM=staged): the even items run the staged even step (the default
-// even step of fp16 storage, tuned_staged_kernel.hpp: 16- or 8-byte accesses of 4 cells through shared
-// memory, 4 BX cells per block, so half the pair form's blocks per even item) on the slab's rows; the odd
-// items as in the block form. Its copies bypass L1 (cp.async.cg) in fp32; in fp16 (8-byte cp.async.ca) an
-// even item may find in L1 a line that an odd item of another multiprocessor has written since, but only
-// in the cells of a quad that are outside its rows, whose values it does not use.
-template <class L, class S, int BX, int MB, bool FC, bool ST = false>
+template <class L, class S, int BX, int MB, bool FC>
 __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
-                                                               QuadGeom qg, FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
+                                                               FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
   __shared__ unsigned s_ticket;
   if (threadIdx.x == 0) s_ticket = atomicAdd(ctr, 1u);
   __syncthreads();
-  const FusedItem it = fused_ticket(P, s_ticket);
+  const unsigned ticket = s_ticket;
+  const uint32_t pos = ticket / P.tiles, tile = ticket - pos * P.tiles;
+  const FusedItem it = fused_item(P, pos);
   unsigned* done = ctr + 1;
   const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
+  const uint32_t t = tile * uint32_t(BX) + threadIdx.x;
   if (!it.odd) {
-    if constexpr (ST) {
-      extern __shared__ __align__(16) unsigned char s_raw[];
-      const uint32_t plane = g.pxy * (it.k + 1u);
-      const uint32_t lo = plane + g.px * (1u + y0), end = plane + g.px * (1u + y1);
-      constexpr bool H = std::is_same_v<S, half_t> || L::Q == 27;  // as the default staged step (l2hint_wanted)
-      staged_even_span<L, S, BX, H>(f, sp, flags, ae, qg, it.k, (lo & ~3u) + 4u * BX * it.tile, lo, end, s_raw);
-    } else {
-      pair_update<L, S, CollisionKind::BGK, 4, false, false, false>(f, sp, flags, ae, g, c_fused_walls,
-                                                                    it.tile * uint32_t(BX) + threadIdx.x, it.k,
-                                                                    threadIdx.x & 31u, PairRows{y0, y1});
-    }
+    pair_update<L, S, CollisionKind::BGK, 4, false, false, false>(f, sp, flags, ae, g, c_fused_walls, t, it.k,
+                                                                  threadIdx.x & 31u, PairRows{y0, y1});
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) atomicAdd(done + it.slab * P.nz + it.k, 1u);
@@ -192,8 +172,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
   if (threadIdx.x == 0) wait_for_even(P, done, it);
   __syncthreads();
   const PairRows rows = odd_rows(P, y0, y1);
-  pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls,
-                                                             it.tile * uint32_t(BX) + threadIdx.x, it.k,
+  pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
                                                              threadIdx.x & 31u, rows);
 }
 
@@ -215,15 +194,16 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused_warps(S* __restri
                                                                      FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
   const unsigned lane = threadIdx.x & 31u;
   unsigned* done = ctr + 1;
-  const unsigned total = (P.te + P.to) * P.nz * P.slabs;  // tickets (here warps' shares)
+  const unsigned total = P.tiles * 2u * P.nz * P.slabs;  // tickets (P.tiles: per item, here warps' shares)
   while (true) {
     unsigned ticket = 0u;
     if (lane == 0u) ticket = atomicAdd(ctr, 1u);
     ticket = __shfl_sync(0xffffffffu, ticket, 0);
     if (ticket >= total) return;
-    const FusedItem it = fused_ticket(P, ticket);
+    const uint32_t pos = ticket / P.tiles, tile = ticket - pos * P.tiles;
+    const FusedItem it = fused_item(P, pos);
     const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
-    const uint32_t t = it.tile * 32u + lane;
+    const uint32_t t = tile * 32u + lane;
     if (!it.odd) {
       pair_update<L, S, CollisionKind::BGK, 4, false, false, false>(f, sp, flags, ae, g, c_fused_walls, t, it.k, lane,
                                                                     PairRows{y0, y1});
@@ -262,7 +242,6 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
   constexpr int BX = 128, MB = L::Q <= 19 ? 5 : 4;  // the pair kernel's launch bounds (pair_launch)
   const GridLayout& g = s.grid();
   const PairGeom pg = make_pair_geom(g, 2);
-  const QuadGeom qg = make_quad_geom(g);
   const int lag = fused_lag(s);
   FusedPlan P;
   P.nz = uint32_t(g.nz);
@@ -272,14 +251,9 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
   P.lag = uint32_t(lag);
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
   const uint64_t pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
-  const int form = fused_form();
-  const bool warps = form == 1;
-  // The staged form where the quads are aligned (else the block form): an even item's rows from a base up to
-  // 3 cells early.
-  const bool staged = form == 2 && tuned_quad_applicable(s);
-  P.to = uint32_t((pairs + BX - 1) / BX) * (warps ? uint32_t(BX / 32) : 1u);  // tickets per odd item
-  P.te = staged ? uint32_t(((uint64_t(pg.px) * P.rows + 6u) / 4u + BX - 1) / BX) : P.to;
-  const uint64_t tickets = uint64_t(P.te + P.to) * P.nz * P.slabs;  // = the block forms' blocks
+  const bool warps = fused_form() == 1;
+  P.tiles = uint32_t((pairs + BX - 1) / BX) * (warps ? uint32_t(BX / 32) : 1u);  // tickets per item
+  const uint64_t tickets = uint64_t(P.tiles) * 2u * P.nz * P.slabs;                // = the block form's blocks
   TESSERA_REQUIRE(tickets < (uint64_t(1) << 31), "fused LBM steps: too many blocks (tickets) for one launch");
   unsigned* ctr = fused_counters(s, 1u + std::size_t(P.slabs) * P.nz, st);
   StepArgs<float> ae = make_step_args<float>(s, p), ao = ae;
@@ -295,18 +269,8 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
       static const unsigned resident = resident_blocks(stream_collide_fused_warps<L, S, BX, MB, FC>, BX);
       const unsigned grid = unsigned(std::min<uint64_t>(resident, (tickets + BX / 32 - 1) / (BX / 32)));
       stream_collide_fused_warps<L, S, BX, MB, FC><<<grid, BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
-    } else if (staged) {
-      constexpr size_t bytes = staged_smem<L, S>(BX);  // (D3Q27 fp32: 55 KB, past the 48 KB default)
-      static const bool raised = [&] {                // once per instantiation
-        TESSERA_CUDA_CHECK(cudaFuncSetAttribute(stream_collide_fused<L, S, BX, MB, FC, true>,
-                                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-        return true;
-      }();
-      (void)raised;
-      stream_collide_fused<L, S, BX, MB, FC, true>
-          <<<unsigned(tickets), BX, bytes, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
     } else {
-      stream_collide_fused<L, S, BX, MB, FC><<<unsigned(tickets), BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
+      stream_collide_fused<L, S, BX, MB, FC><<<unsigned(tickets), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
     }
   };
   bool face = false;

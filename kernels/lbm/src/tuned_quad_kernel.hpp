@@ -118,12 +118,11 @@ __device__ inline void quad_put(S* __restrict__ f, uint32_t e, const V& v, uint3
   }
 }
 
-// Which cells of the quad at padded cell c (>= lo - 3) of plane k an even step updates (bit j: cell c + j):
-// those in [lo, end) (whole padded rows of the plane), off the x ghost columns, and fluid. 0 for a quad
-// past end.
-__device__ inline uint32_t quad_even_mask_in(const QuadGeom& g, const uint8_t* __restrict__ flags, uint32_t c, uint32_t k,
-                                             uint32_t lo, uint32_t end) {
+// Which cells of the quad at padded cell c of plane k an even step updates (bit j: cell c + j): those in
+// rows 1 .. py - 2, off the x ghost columns, and fluid. 0 for a quad past the plane's last row.
+__device__ inline uint32_t quad_even_mask(const QuadGeom& g, const uint8_t* __restrict__ flags, uint32_t c, uint32_t k) {
   const uint32_t plane = g.pxy * (k + 1u);
+  const uint32_t lo = plane + g.px, end = plane + g.pxy - g.px;  // rows y = 1 .. py - 2
   if (c >= end) return 0u;
   const uint32_t r0 = (c - plane) / g.px;
   const uint32_t x0 = c - plane - r0 * g.px;
@@ -136,11 +135,6 @@ __device__ inline uint32_t quad_even_mask_in(const QuadGeom& g, const uint8_t* _
     if (cj >= lo && cj < end && xj != 0u && xj != g.px - 1u && is_fluid(uint8_t(fl4 >> (8 * j)))) up4 |= 1u << j;
   }
   return up4;
-}
-// The same for every interior row of plane k (rows y = 1 .. py - 2); 0 for a quad past the plane's last row.
-__device__ inline uint32_t quad_even_mask(const QuadGeom& g, const uint8_t* __restrict__ flags, uint32_t c, uint32_t k) {
-  const uint32_t plane = g.pxy * (k + 1u);
-  return quad_even_mask_in(g, flags, c, k, plane + g.px, plane + g.pxy - g.px);
 }
 
 // The even-step update of thread t of plane k. KF: the step has a force (uniform or per-cell); false drops
