@@ -21,10 +21,11 @@
 // contiguous), which the solver does not use: what such a layout would allow; --kernel tuned-blocked: the
 // tuned kernel's force-free BGK collision on that layout (periodic box, --collision bgk), and
 // --kernel tuned-slots the same measurement kernel on the solver's layout (the control).
-// --kernel tuned-fused: the fused steps (lbm::stream_collide_two: an even and an odd step in one pass over
-// memory, the odd step of a plane while the even step's planes are in the L2; docs/performance.md, LBM item
-// 36), --steps / 2 calls per sample (BGK without a force; TESSERA_LBM_FUSED_ROWS / _LAG / _MB shape them,
-// the record gives the shape taken: fused_rows, fused_lag).
+// --kernel tuned-fused: the fused steps (lbm::stream_collide_pairs: an even and an odd step in one pass over
+// memory, the odd step of a plane while the even step's planes are in the L2; docs/performance.md, LBM items
+// 36 and 39), a sample's --steps / 2 pairs in one call, up to TESSERA_LBM_FUSED_PAIRS (default 16) pairs per
+// launch (BGK without a force; TESSERA_LBM_FUSED_ROWS / _LAG / _MB shape them; the record gives the shape
+// taken: fused_rows, fused_lag, fused_pairs_per_launch).
 // --memory managed: populations and flags in CUDA managed memory, advised to stay on the GPU and
 // prefetched there (as lbm's parallel.memory: managed), to measure its cost against device memory.
 #include <algorithm>
@@ -240,7 +241,7 @@ int main(int argc, char** argv) {
             space,
             [&]() {
               if (fused) {
-                for (int t = 0; t < steps; t += 2) lbm::stream_collide_two(ex, s, p);
+                lbm::stream_collide_pairs(ex, s, p, steps / 2);
                 return;
               }
               for (int t = 0; t < steps; ++t) {
@@ -271,7 +272,7 @@ int main(int argc, char** argv) {
                                  "TESSERA_LBM_QUAD_ODD", "TESSERA_LBM_L2HINT", "TESSERA_LBM_WALL_WARP",
                                  "TESSERA_LBM_SPECULATE", "TESSERA_LBM_WALL_STAGE", "TESSERA_LBM_FACE_CELLS",
                                  "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB",
-                                 "TESSERA_LBM_FUSED_FORM"})
+                                 "TESSERA_LBM_FUSED_FORM", "TESSERA_LBM_FUSED_PAIRS"})
           r.set(knob, env_or_empty(knob));
         r
             .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked && !fused ? lbm::tuned_prefetch_kib(pr, form.ends_with("pair") || form == "quad" || form == "quad-staged") : 0))
@@ -286,8 +287,9 @@ int main(int argc, char** argv) {
             // cells of the box's faces that the odd step can stream itself (flags.hpp, flag_face)
             .set("face_cells", static_cast<long long>(s.face_cells()));
         if (fused) {
-          const std::array<int, 2> shape = lbm::fused_steps_shape(s);
-          r.set("fused_rows", static_cast<long long>(shape[0])).set("fused_lag", static_cast<long long>(shape[1]));
+          const std::array<int, 3> shape = lbm::fused_steps_shape(s);
+          r.set("fused_rows", static_cast<long long>(shape[0])).set("fused_lag", static_cast<long long>(shape[1]))
+              .set("fused_pairs_per_launch", static_cast<long long>(std::min(shape[2], steps / 2)));
         }
         bench::set_timing(r, timing);
         std::printf("%s\n", r.str().c_str());

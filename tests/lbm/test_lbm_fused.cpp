@@ -1,9 +1,11 @@
-// The fused steps (lbm::stream_collide_two; kernels/lbm/src/tuned_fused_cuda.cpp): an even and an odd step
-// in one launch, the odd step of a plane started once the even step has finished the planes it reads. They
-// must give the bits of two tuned steps (stream_collide on the tuned path) and the reference's values to
-// rounding, for every lattice and storage, in a closed box with scattered walls (moving ones; face cells
-// for D3Q19) and in bench_lbm's periodic box (fluid ghosts, streamed into), over slabs of several heights
-// (one row more than the minimum, rows not dividing ny, one slab) and the even planes 2 .. nz ahead, in both
+// The fused steps (lbm::stream_collide_pairs; kernels/lbm/src/tuned_fused_cuda.cpp): an even and an odd step
+// in one launch, the odd step of a plane started once the even step has finished the planes it reads, and
+// several such pairs in one launch, the next pair's even step of a plane started once the odd step has
+// finished the planes around it. They must give the bits of as many tuned steps (stream_collide on the tuned
+// path) and the reference's values to rounding, for every lattice and storage, in a closed box with
+// scattered walls (moving ones; face cells for D3Q19) and in bench_lbm's periodic box (fluid ghosts,
+// streamed into), over slabs of several heights (one row more than the minimum, rows not dividing ny, one
+// slab), the even planes 2 .. nz ahead and 1, 2 or all 3 pairs per launch (TESSERA_LBM_FUSED_PAIRS), in both
 // forms of the launch (TESSERA_LBM_FUSED_FORM: blocks, the default, and warps).
 // Every slot of every cell is compared, ghosts and walls included.
 #include <array>
@@ -30,7 +32,7 @@ CollisionParams free_params() {
   return p;
 }
 
-// pairs: calls of stream_collide_two (fused) or 2 x pairs stream_collide calls on `path`.
+// pairs: step pairs in one stream_collide_pairs call (fused) or 2 x pairs stream_collide calls on `path`.
 std::vector<double> run(LatticeKind k, Precision pr, const Case& cs, int pairs, bool fused, KernelPath path) {
   const GridLayout g = grid_for(k, cs.nx, cs.ny, cs.nz);
   LatticeState s(k, pr, g, exec::Space::Device);
@@ -38,14 +40,11 @@ std::vector<double> run(LatticeKind k, Precision pr, const Case& cs, int pairs, 
   write_slots(s, k == LatticeKind::D3Q19 ? random_pops<D3Q19>(g, 42) : random_pops<D3Q27>(g, 42));
   const CollisionParams p = free_params();
   const exec::Exec ex(exec::Space::Device);
-  for (int t = 0; t < pairs; ++t) {
-    if (fused) {
-      REQUIRE(fused_steps_available(s, p));
-      stream_collide_two(ex, s, p);
-    } else {
-      stream_collide(ex, s, p, path);
-      stream_collide(ex, s, p, path);
-    }
+  if (fused) {
+    REQUIRE(fused_steps_available(s, p));
+    stream_collide_pairs(ex, s, p, pairs);
+  } else {
+    for (int t = 0; t < 2 * pairs; ++t) stream_collide(ex, s, p, path);
   }
   exec::fence(ex);
   REQUIRE(s.parity == 0);
@@ -61,35 +60,40 @@ TEST_CASE("fused steps give the bits of two tuned steps and the reference's valu
   for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
     for (Precision pr : {Precision::FP32, Precision::FP16})
       for (const Case& cs : cases) {
-        const auto tuned = run(k, pr, cs, 2, false, KernelPath::Tuned);
-        const auto ref = run(k, pr, cs, 2, false, KernelPath::Reference);
+        const auto tuned = run(k, pr, cs, 3, false, KernelPath::Tuned);
+        const auto ref = run(k, pr, cs, 3, false, KernelPath::Reference);
         for (const char* form : {"", "warps"})  // the default (blocks); the warp form on fewer shapes
           for (const char* rows : {"", "2", "3", "5", "1000"})
-            for (const char* lag : {"", "2", "4", "1000"}) {
-              if (form[0] != '\0' && (rows[0] == '5' || lag[0] == '4')) continue;
-              INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
-                                << " ghost walls " << cs.ghost_walls << " form '" << form << "' rows '" << rows
-                                << "' lag '" << lag << "'");
-              const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", form), r("TESSERA_LBM_FUSED_ROWS", rows),
-                  l("TESSERA_LBM_FUSED_LAG", lag);
-              const auto fused = run(k, pr, cs, 2, true, KernelPath::Tuned);
-              REQUIRE(fused == tuned);
-              REQUIRE(max_diff(fused, ref) < (pr == Precision::FP32 ? 1e-6 : 4e-5));
-            }
+            for (const char* lag : {"", "2", "4", "1000"})
+              for (const char* per : {"", "1", "2"}) {  // pairs per launch: all 3 (the default), 1, 2 + 1
+                if (form[0] != '\0' && (rows[0] == '5' || lag[0] == '4')) continue;
+                if (per[0] != '\0' && !(rows[0] == '\0' || rows[0] == '3' || lag[0] == '2')) continue;
+                INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
+                                  << " ghost walls " << cs.ghost_walls << " form '" << form << "' rows '" << rows
+                                  << "' lag '" << lag << "' pairs per launch '" << per << "'");
+                const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", form), r("TESSERA_LBM_FUSED_ROWS", rows),
+                    l("TESSERA_LBM_FUSED_LAG", lag), pp("TESSERA_LBM_FUSED_PAIRS", per);
+                const auto fused = run(k, pr, cs, 3, true, KernelPath::Tuned);
+                REQUIRE(fused == tuned);
+                REQUIRE(max_diff(fused, ref) < (pr == Precision::FP32 ? 1e-6 : 4e-5));
+              }
       }
 }
 
 TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
-  // 2 x 64 planes x 21 slabs of 6 rows (the last 2) x 2 blocks: thousands of items, most of them waiting.
+  // 2 x 64 planes x 21 slabs of 6 rows (the last 2) x 2 blocks per pair, 5 pairs: thousands of items, most
+  // of them waiting; in one launch, and in launches of 2, 2 and 1 pairs.
   const Case cs{254, 122, 64, true};
   for (Precision pr : {Precision::FP32, Precision::FP16}) {
-    const auto tuned = run(LatticeKind::D3Q19, pr, cs, 3, false, KernelPath::Tuned);
-    for (const char* form : {"blocks", "warps"}) {
-      INFO(to_string(pr) << " " << form);
-      const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", form), r("TESSERA_LBM_FUSED_ROWS", "6");
-      REQUIRE(run(LatticeKind::D3Q19, pr, cs, 3, true, KernelPath::Tuned) == tuned);
-    }
+    const auto tuned = run(LatticeKind::D3Q19, pr, cs, 5, false, KernelPath::Tuned);
+    for (const char* form : {"blocks", "warps"})
+      for (const char* per : {"", "2"}) {
+        INFO(to_string(pr) << " " << form << " pairs per launch '" << per << "'");
+        const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", form), r("TESSERA_LBM_FUSED_ROWS", "6"),
+            pp("TESSERA_LBM_FUSED_PAIRS", per);
+        REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
+      }
   }
 }
 
@@ -116,12 +120,21 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
   const GridLayout g = grid_for(LatticeKind::D3Q19, 254, 122, 64);
   LatticeState s(LatticeKind::D3Q19, Precision::FP32, g, exec::Space::Host);
   // Defaults: the even step 4 planes ahead; 7 planes of 256 x 77 B rows in 12 MB: up to 86 rows, so 2 slabs of 61.
-  CHECK(fused_steps_shape(s) == std::array<int, 2>{61, 4});
+  CHECK(fused_steps_shape(s) == std::array<int, 3>{61, 4, 16});
   {
     const tessera::test::ScopedEnv r("TESSERA_LBM_FUSED_ROWS", "6"), l("TESSERA_LBM_FUSED_LAG", "1000");
-    CHECK(fused_steps_shape(s) == std::array<int, 2>{6, 64});  // the lag at most nz
+    CHECK(fused_steps_shape(s) == std::array<int, 3>{6, 64, 16});  // the lag at most nz
   }
-  for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_FORM"}) {
+  {
+    const tessera::test::ScopedEnv pp("TESSERA_LBM_FUSED_PAIRS", "3");
+    CHECK(fused_steps_shape(s) == std::array<int, 3>{61, 4, 3});
+  }
+  {
+    const tessera::test::ScopedEnv pp("TESSERA_LBM_FUSED_PAIRS", "0");  // at least one pair per launch
+    CHECK_THROWS(fused_steps_shape(s));
+  }
+  for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_FORM",
+                          "TESSERA_LBM_FUSED_PAIRS"}) {
     const tessera::test::ScopedEnv bad(var, "x");
     try {
       (void)fused_steps_shape(s);

@@ -90,7 +90,7 @@ TEST_CASE("GPU: N ranks equal 1 rank bit for bit; GPU matches the host", "[lbm][
 }
 
 // A closed box on one rank has nothing to exchange, so the solver takes its tuned steps in fused pairs
-// (stream_collide_two) where TESSERA_LBM_FUSED=on: the same bits as step by step, also with
+// (stream_collide_pairs, several pairs per launch) where TESSERA_LBM_FUSED=on: the same bits as step by step, also with
 // an odd number of steps (the last one alone) and across two advance() calls that split a pair. A box
 // with a periodic axis exchanges with itself and keeps single steps.
 TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single steps", "[lbm][gpu]") {

@@ -143,13 +143,16 @@ void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams
   end_step(s);
 }
 
-void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+void stream_collide_pairs(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs) {
+  TESSERA_REQUIRE(pairs >= 0, "stream_collide_pairs: a negative number of step pairs");
+  if (pairs == 0) return;
   TESSERA_REQUIRE(p.omega > 0.0 && p.omega < 2.0, "relaxation rate omega = 1/tau must lie in (0, 2)");
   TESSERA_REQUIRE(!p.open.active, "the fused LBM steps have no open boundaries: use stream_collide");
-  detail::tuned_fused_steps(ex, s, p);
-  end_step(s);
-  end_step(s);
+  detail::tuned_fused_steps(ex, s, p, pairs);
+  for (int64_t i = 0; i < 2 * pairs; ++i) end_step(s);
 }
+
+void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) { stream_collide_pairs(ex, s, p, 1); }
 
 bool fused_steps_available(const LatticeState& s, const CollisionParams& p) {
   return s.space() == exec::Space::Device && p.smagorinsky == 0.0 && !p.open.active &&
@@ -161,10 +164,10 @@ bool fused_steps_chosen(const LatticeState& s, const CollisionParams& p) {
   return v == 1 && fused_steps_available(s, p);
 }
 
-std::array<int, 2> fused_steps_shape(const LatticeState& s) {
+std::array<int, 3> fused_steps_shape(const LatticeState& s) {
   const int lag = detail::fused_lag(s);
   (void)detail::fused_form();  // a bad TESSERA_LBM_FUSED_FORM is refused here too
-  return {detail::fused_rows(s, lag), lag};
+  return {detail::fused_rows(s, lag), lag, detail::fused_pairs_per_launch()};
 }
 
 void stream_pattern_only(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide) {

@@ -24,6 +24,16 @@
 // concurrently otherwise. Loads are L2-only (cache mode 4): another multiprocessor's writes earlier in the
 // launch are in the L2, and an L1 line of this multiprocessor could be stale.
 //
+// Several pairs in one launch (stream_collide_pairs; TESSERA_LBM_FUSED_PAIRS caps them per launch): the
+// items of pair p + 1 follow those of pair p in the ticket order, and the even item E(p + 1, slab, k), which
+// rewrites the slots that pair p's odd step read and wrote around it, first waits until pair p's odd items
+// of planes k - 1 .. k + 1 of its slab and of the slab after it (whose odd rows start one row back, in this
+// slab) have finished (a second set of counters). So the next pair's first slabs run while this pair's last
+// ones finish, and the launch's ramp and tail (blocks idle at the end of each launch, more of the time at
+// 256^3 than at 512^3) and the launch gap are paid once per launch, not once per pair. The counters grow
+// over the pairs of a launch (pair p's items are done at (p + 1) tiles), since no item of pair p + 1 can
+// finish before the items of pair p it depends on.
+//
 // Limits (checked by stream_collide_two): BGK without any force, the pair kernel's layout
 // (tuned_pair_applicable), no halo exchange between the two steps (one rank whose ghosts need none, such as
 // a closed box; bench_lbm's periodic box is timed without its exchange), no staged wall links (the pair kernel bounces the wall links itself, the
@@ -79,6 +89,10 @@ int fused_rows(const LatticeState& s, int lag) {
 }
 int fused_lag(const LatticeState& s) { return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 4, 2), s.grid().nz)); }
 
+// TESSERA_LBM_FUSED_PAIRS (read per call): the most step pairs one launch takes (default 16; 1: a launch per
+// pair, as before 2026-12-06).
+int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 16, 1); }
+
 // TESSERA_LBM_FUSED_FORM (read per call; measurement): "blocks" (the default, 0) or "warps" (1), the forms of
 // the launch below (docs/performance.md, LBM item 37).
 int fused_form() {
@@ -101,16 +115,18 @@ struct FusedPlan {
   uint32_t slabs;
   uint32_t tiles;  // blocks per item
   uint32_t lag;    // 2 <= lag <= nz
+  uint32_t pairs;  // step pairs in this launch
 };
 struct FusedItem {
-  uint32_t slab, k;
+  uint32_t pair, slab, k;
   bool odd;
 };
 
 // The item at place `pos` of the order (the header comment).
 __device__ inline FusedItem fused_item(const FusedPlan& P, uint32_t pos) {
-  const uint32_t per = 2u * P.nz;
-  FusedItem it{pos / per, 0u, false};
+  const uint32_t per = 2u * P.nz, pair = pos / (per * P.slabs);
+  pos -= pair * per * P.slabs;
+  FusedItem it{pair, pos / per, 0u, false};
   const uint32_t r = pos - it.slab * per;
   if (r < P.lag) {
     it.k = r;
@@ -133,21 +149,41 @@ __device__ inline unsigned ld_acquire(const unsigned* p) {
   return v;
 }
 
-// Until the even step has finished planes k - 1 .. k + 1 of odd item `it`'s slab and of the slab before it
-// (done: the per-(slab, plane) counters; P.tiles finished tickets make a plane).
-__device__ inline void wait_for_even(const FusedPlan& P, const unsigned* done, const FusedItem& it) {
-  const uint32_t klo = it.k == 0u ? 0u : it.k - 1u, khi = min(it.k + 1u, P.nz - 1u);
-  for (uint32_t sl = it.slab == 0u ? 0u : it.slab - 1u; sl <= it.slab; ++sl)
+// Until `need` tickets of planes k - 1 .. k + 1 of slabs s0 .. s1 have finished (counters `done`, one per
+// (slab, plane)).
+__device__ inline void wait_planes(const FusedPlan& P, const unsigned* done, uint32_t s0, uint32_t s1, uint32_t k,
+                                   unsigned need) {
+  const uint32_t klo = k == 0u ? 0u : k - 1u, khi = min(k + 1u, P.nz - 1u);
+  for (uint32_t sl = s0; sl <= s1; ++sl)
     for (uint32_t kk = klo; kk <= khi; ++kk)
-      while (ld_acquire(done + sl * P.nz + kk) < P.tiles) __nanosleep(32);
+      while (ld_acquire(done + sl * P.nz + kk) < need) __nanosleep(32);
+}
+// Whether item `it` waits for others (the same answer for every thread of its block or warp).
+__device__ inline bool fused_waits(const FusedItem& it) { return it.odd || it.pair > 0u; }
+// Before item `it` (one thread): an odd item until the even step of its pair has finished planes k - 1 ..
+// k + 1 of its slab and of the slab before it; an even item of a later pair until the previous pair's odd
+// step has finished planes k - 1 .. k + 1 of its slab and of the slab after it. done: the even counters,
+// then the odd ones (slabs nz each).
+__device__ inline void fused_wait(const FusedPlan& P, const unsigned* done, const FusedItem& it) {
+  if (it.odd)
+    wait_planes(P, done, it.slab == 0u ? 0u : it.slab - 1u, it.slab, it.k, (it.pair + 1u) * P.tiles);
+  else
+    wait_planes(P, done + P.slabs * P.nz, it.slab, min(it.slab + 1u, P.slabs - 1u), it.k, it.pair * P.tiles);
+}
+// The counter a finished item counts in: every even item's; an odd item's only if a later pair of the
+// launch waits for it (else nullptr: no fence needed).
+__device__ inline unsigned* fused_signal(const FusedPlan& P, unsigned* done, const FusedItem& it) {
+  if (!it.odd) return done + it.slab * P.nz + it.k;
+  return it.pair + 1u < P.pairs ? done + (P.slabs + it.slab) * P.nz + it.k : nullptr;
 }
 // The rows an odd item of the slab [y0, y1) updates: [y0 - 1, y1 - 1), the last slab's up to ny.
 __device__ inline PairRows odd_rows(const FusedPlan& P, uint32_t y0, uint32_t y1) {
   return PairRows{y0 == 0u ? 0u : y0 - 1u, y1 == P.ny ? P.ny : y1 - 1u};
 }
 
-// ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished tickets of E(slab, k) (blocks here, warps' shares
-// in the warp form). Zeroed before each launch.
+// ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished tickets of the even items E(., slab, k) (blocks
+// here, warps' shares in the warp form); ctr[1 + (slabs + slab) nz + k]: of the odd items. Zeroed before each
+// launch.
 template <class L, class S, int BX, int MB, bool FC>
 __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
@@ -161,19 +197,24 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
   unsigned* done = ctr + 1;
   const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
   const uint32_t t = tile * uint32_t(BX) + threadIdx.x;
-  if (!it.odd) {
+  if (fused_waits(it)) {
+    if (threadIdx.x == 0) fused_wait(P, done, it);
+    __syncthreads();
+  }
+  if (!it.odd)
     pair_update<L, S, CollisionKind::BGK, 4, false, false, false>(f, sp, flags, ae, g, c_fused_walls, t, it.k,
                                                                   threadIdx.x & 31u, PairRows{y0, y1});
+  else
+    pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
+                                                               threadIdx.x & 31u, odd_rows(P, y0, y1));
+  // The item again from the ticket in shared memory (a volatile load: nothing of it kept live across the
+  // update, which at 96 registers spilled otherwise).
+  const FusedItem done_it = fused_item(P, *static_cast<volatile unsigned*>(&s_ticket) / P.tiles);
+  if (unsigned* sig = fused_signal(P, done, done_it)) {
     __threadfence();
     __syncthreads();
-    if (threadIdx.x == 0) atomicAdd(done + it.slab * P.nz + it.k, 1u);
-    return;
+    if (threadIdx.x == 0) atomicAdd(sig, 1u);
   }
-  if (threadIdx.x == 0) wait_for_even(P, done, it);
-  __syncthreads();
-  const PairRows rows = odd_rows(P, y0, y1);
-  pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
-                                                             threadIdx.x & 31u, rows);
 }
 
 // The warp form (TESSERA_LBM_FUSED_FORM=warps; measurement). The block form's costs are its barriers: every
@@ -194,7 +235,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused_warps(S* __restri
                                                                      FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
   const unsigned lane = threadIdx.x & 31u;
   unsigned* done = ctr + 1;
-  const unsigned total = P.tiles * 2u * P.nz * P.slabs;  // tickets (P.tiles: per item, here warps' shares)
+  const unsigned total = P.tiles * 2u * P.nz * P.slabs * P.pairs;  // tickets (P.tiles: per item, here warps' shares)
   while (true) {
     unsigned ticket = 0u;
     if (lane == 0u) ticket = atomicAdd(ctr, 1u);
@@ -204,17 +245,20 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused_warps(S* __restri
     const FusedItem it = fused_item(P, pos);
     const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
     const uint32_t t = tile * 32u + lane;
-    if (!it.odd) {
+    if (fused_waits(it)) {
+      if (lane == 0u) fused_wait(P, done, it);
+      __syncwarp();
+    }
+    if (!it.odd)
       pair_update<L, S, CollisionKind::BGK, 4, false, false, false>(f, sp, flags, ae, g, c_fused_walls, t, it.k, lane,
                                                                     PairRows{y0, y1});
+    else
+      pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k, lane,
+                                                                 odd_rows(P, y0, y1));
+    if (unsigned* sig = fused_signal(P, done, it)) {
       __threadfence();
       __syncwarp();
-      if (lane == 0u) atomicAdd(done + it.slab * P.nz + it.k, 1u);
-    } else {
-      if (lane == 0u) wait_for_even(P, done, it);
-      __syncwarp();
-      const PairRows rows = odd_rows(P, y0, y1);
-      pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k, lane, rows);
+      if (lane == 0u) atomicAdd(sig, 1u);
     }
   }
 }
@@ -238,7 +282,7 @@ unsigned* fused_counters(LatticeState& s, std::size_t n, cudaStream_t st) {
 }
 
 template <class L, class S>
-void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
+void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_t pairs) {
   constexpr int BX = 128, MB = L::Q <= 19 ? 5 : 4;  // the pair kernel's launch bounds (pair_launch)
   const GridLayout& g = s.grid();
   const PairGeom pg = make_pair_geom(g, 2);
@@ -250,42 +294,45 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p) {
   P.slabs = (P.ny + P.rows - 1u) / P.rows;
   P.lag = uint32_t(lag);
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
-  const uint64_t pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
+  const uint64_t cell_pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
   const bool warps = fused_form() == 1;
-  P.tiles = uint32_t((pairs + BX - 1) / BX) * (warps ? uint32_t(BX / 32) : 1u);  // tickets per item
-  const uint64_t tickets = uint64_t(P.tiles) * 2u * P.nz * P.slabs;                // = the block form's blocks
-  TESSERA_REQUIRE(tickets < (uint64_t(1) << 31), "fused LBM steps: too many blocks (tickets) for one launch");
-  unsigned* ctr = fused_counters(s, 1u + std::size_t(P.slabs) * P.nz, st);
+  P.tiles = uint32_t((cell_pairs + BX - 1) / BX) * (warps ? uint32_t(BX / 32) : 1u);  // tickets per item
+  const uint64_t per_pair = uint64_t(P.tiles) * 2u * P.nz * P.slabs;                 // = the block form's blocks
+  TESSERA_REQUIRE(per_pair < (uint64_t(1) << 31), "fused LBM steps: too many blocks (tickets) for one launch");
+  const int64_t cap = std::min<int64_t>(fused_pairs_per_launch(), int64_t(((uint64_t(1) << 31) - 1) / per_pair));
   StepArgs<float> ae = make_step_args<float>(s, p), ao = ae;
   ae.odd = false;
   ao.odd = true;
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_fused_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
   S* f = static_cast<S*>(s.pops());
   const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
-  const auto launch = [&](auto fc) {
-    constexpr bool FC = decltype(fc)::value;
-    if (warps) {
-      // (once per instantiation: a process drives one device)
-      static const unsigned resident = resident_blocks(stream_collide_fused_warps<L, S, BX, MB, FC>, BX);
-      const unsigned grid = unsigned(std::min<uint64_t>(resident, (tickets + BX / 32 - 1) / (BX / 32)));
-      stream_collide_fused_warps<L, S, BX, MB, FC><<<grid, BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
-    } else {
-      stream_collide_fused<L, S, BX, MB, FC><<<unsigned(tickets), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
-    }
-  };
   bool face = false;
-  if constexpr (L::Q == 19) {  // (the face form exists for D3Q19)
-    face = face_cells_streamed(s);
+  if constexpr (L::Q == 19) face = face_cells_streamed(s);  // (the face form exists for D3Q19)
+  for (int64_t left = pairs; left > 0; left -= P.pairs) {
+    P.pairs = uint32_t(std::min(left, cap));
+    unsigned* ctr = fused_counters(s, 1u + 2u * std::size_t(P.slabs) * P.nz, st);
+    const uint64_t tickets = per_pair * P.pairs;
+    const auto launch = [&](auto fc) {
+      constexpr bool FC = decltype(fc)::value;
+      if (warps) {
+        // (once per instantiation: a process drives one device)
+        static const unsigned resident = resident_blocks(stream_collide_fused_warps<L, S, BX, MB, FC>, BX);
+        const unsigned grid = unsigned(std::min<uint64_t>(resident, (tickets + BX / 32 - 1) / (BX / 32)));
+        stream_collide_fused_warps<L, S, BX, MB, FC><<<grid, BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+      } else {
+        stream_collide_fused<L, S, BX, MB, FC><<<unsigned(tickets), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+      }
+    };
     if (face) launch(std::true_type{});
+    else launch(std::false_type{});
+    TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_fused");
   }
-  if (!face) launch(std::false_type{});
-  TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_fused");
 }
 
 }  // namespace
 #endif
 
-void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionParams& p) {
+void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs) {
   TESSERA_REQUIRE(ex.on_device(), "the fused LBM steps run on the GPU only");
   TESSERA_REQUIRE(s.parity == 0, "the fused LBM steps start at an even step (parity 0)");
   TESSERA_REQUIRE(tuned_fused_applicable(s, p),
@@ -294,8 +341,8 @@ void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionPar
 #if TESSERA_CUDA_COMPILER
   const auto st = static_cast<cudaStream_t>(ex.stream);
   const bool h = s.precision() == Precision::FP16;
-  if (s.lattice() == LatticeKind::D3Q19) h ? go_fused<D3Q19, half_t>(st, s, p) : go_fused<D3Q19, float>(st, s, p);
-  else h ? go_fused<D3Q27, half_t>(st, s, p) : go_fused<D3Q27, float>(st, s, p);
+  if (s.lattice() == LatticeKind::D3Q19) h ? go_fused<D3Q19, half_t>(st, s, p, pairs) : go_fused<D3Q19, float>(st, s, p, pairs);
+  else h ? go_fused<D3Q27, half_t>(st, s, p, pairs) : go_fused<D3Q27, float>(st, s, p, pairs);
 #endif
 }
 

@@ -202,10 +202,12 @@ void Simulation::advance(int64_t steps) {
       const double t = std::min(1.0, double(state_->step) / double(ramp));
       spec_.collision.open.ramp = float(0.5 * (1.0 - std::cos(3.141592653589793 * t)));
     }
-    // Nothing happens between two steps here (no exchange, no links, no inlet ramp): a fused pair.
+    // Nothing happens between two steps here (no exchange, no links, no inlet ramp): the rest of the call's
+    // steps in fused pairs (several per launch), an odd one left to the single step below.
     if (fused_ && state_->parity == 0 && s + 1 < steps) {
-      stream_collide_two(ex_, *state_, spec_.collision);
-      ++s;
+      const int64_t pairs = (steps - s) / 2;
+      stream_collide_pairs(ex_, *state_, spec_.collision, pairs);
+      s += 2 * pairs - 1;
       continue;
     }
     if (!spec_.overlap) {

@@ -134,6 +134,11 @@ void end_step(LatticeState& s);
 // as a closed box; bench_lbm's periodic box times the kernels without its exchange). Advances the parity and
 // the step count by two.
 void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
+// `pairs` such pairs of steps (2 x pairs steps, the same bits as 2 x pairs stream_collide() calls on the tuned
+// path), up to TESSERA_LBM_FUSED_PAIRS (default 16) of them in one launch: the next pair's first planes run
+// while this pair's last ones finish, so the launch's ramp and tail are paid once per launch (LBM item 39).
+// The same conditions as stream_collide_two for every pair; pairs = 0 does nothing.
+void stream_collide_pairs(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs);
 // Whether stream_collide_two applies: a GPU build, D3Q19 or D3Q27 with fp32 or fp16 storage, BGK without
 // any force or LES, an even nx (the pair kernel's layout), ny >= 2.
 bool fused_steps_available(const LatticeState& s, const CollisionParams& p);
@@ -142,8 +147,9 @@ bool fused_steps_available(const LatticeState& s, const CollisionParams& p);
 // off or auto: never (the solver's closed boxes are the walled case, where the fused steps measured slower
 // than the default kernels on an H200: docs/performance.md, LBM item 36); other values are refused.
 bool fused_steps_chosen(const LatticeState& s, const CollisionParams& p);
-// The shape stream_collide_two would take for s now: {rows per slab, planes the even step runs ahead}.
-std::array<int, 2> fused_steps_shape(const LatticeState& s);
+// The shape stream_collide_pairs would take for s now: {rows per slab, planes the even step runs ahead, the
+// most step pairs per launch}.
+std::array<int, 3> fused_steps_shape(const LatticeState& s);
 // Measurement only (bench_lbm --kernel pattern; CUDA, 3-D lattices, fp32/fp16): one step of the AA
 // access pattern of the tuned kernel with no collision: every fluid cell reads its flag and its Q slots
 // and writes them back where the step would (odd steps all as pure streaming, walls ignored). The

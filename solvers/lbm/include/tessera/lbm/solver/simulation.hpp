@@ -114,7 +114,7 @@ class Simulation {
   Buffer<BoundaryLink> links_;
   Buffer<double> fstar_;  // per link f*_q(x_f) of the last step, for the forces
   void finish_links();    // the links' pass after a step (no-op without links)
-  // Steps taken in fused pairs (stream_collide_two): the tuned path on a rank with nothing to exchange and
+  // Steps taken in fused pairs (stream_collide_pairs): the tuned path on a rank with nothing to exchange and
   // no interpolated links, where fused_steps_chosen (TESSERA_LBM_FUSED=on; decided at construction).
   bool fused_ = false;
 
