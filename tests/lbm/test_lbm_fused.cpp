@@ -87,11 +87,12 @@ TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]"
   const Case cs{254, 122, 64, true};
   for (Precision pr : {Precision::FP32, Precision::FP16}) {
     const auto tuned = run(LatticeKind::D3Q19, pr, cs, 5, false, KernelPath::Tuned);
-    for (const char* form : {"blocks", "warps"})
+    for (const char* form : {"blocks", "warps", "blocks:all"})  // blocks:all: every thread fences
       for (const char* per : {"", "2"}) {
         INFO(to_string(pr) << " " << form << " pairs per launch '" << per << "'");
-        const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", form), r("TESSERA_LBM_FUSED_ROWS", "6"),
-            pp("TESSERA_LBM_FUSED_PAIRS", per);
+        const bool all = std::string(form) == "blocks:all";
+        const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", all ? "blocks" : form), r("TESSERA_LBM_FUSED_ROWS", "6"),
+            pp("TESSERA_LBM_FUSED_PAIRS", per), fe("TESSERA_LBM_FUSED_FENCE", all ? "all" : "");
         REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
       }
   }
@@ -134,7 +135,7 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
     CHECK_THROWS(fused_steps_shape(s));
   }
   for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_FORM",
-                          "TESSERA_LBM_FUSED_PAIRS"}) {
+                          "TESSERA_LBM_FUSED_PAIRS", "TESSERA_LBM_FUSED_FENCE"}) {
     const tessera::test::ScopedEnv bad(var, "x");
     try {
       (void)fused_steps_shape(s);

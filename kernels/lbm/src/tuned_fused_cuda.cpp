@@ -93,6 +93,12 @@ int fused_lag(const LatticeState& s) { return int(std::min<int64_t>(fused_knob("
 // pair, as before 2026-12-06).
 int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 16, 1); }
 
+// TESSERA_LBM_FUSED_FENCE (read per call; measurement): how a block of the block form makes its writes visible
+// before it counts an item done: "one" (default: the barrier, then thread 0's fence and atomic, the pattern of
+// the cooperative groups' grid barrier; PTX's fences are cumulative over the writes the barrier ordered) or
+// "all" (every thread's fence, then the barrier: the form before 2026-12-06).
+int fused_fence_all() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
+
 // TESSERA_LBM_FUSED_FORM (read per call; measurement): "blocks" (the default, 0) or "warps" (1), the forms of
 // the launch below (docs/performance.md, LBM item 37).
 int fused_form() {
@@ -116,6 +122,7 @@ struct FusedPlan {
   uint32_t tiles;  // blocks per item
   uint32_t lag;    // 2 <= lag <= nz
   uint32_t pairs;  // step pairs in this launch
+  uint32_t fence_all;  // block form: every thread fences before a signal (1) or thread 0 after the barrier (0)
 };
 struct FusedItem {
   uint32_t pair, slab, k;
@@ -211,9 +218,17 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
   // update, which at 96 registers spilled otherwise).
   const FusedItem done_it = fused_item(P, *static_cast<volatile unsigned*>(&s_ticket) / P.tiles);
   if (unsigned* sig = fused_signal(P, done, done_it)) {
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) atomicAdd(sig, 1u);
+    if (P.fence_all) {  // every thread's fence, then the barrier (as before 2026-12-06)
+      __threadfence();
+      __syncthreads();
+      if (threadIdx.x == 0) atomicAdd(sig, 1u);
+    } else {  // the barrier, then one fence (cumulative over the block's writes the barrier ordered before it)
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        __threadfence();
+        atomicAdd(sig, 1u);
+      }
+    }
   }
 }
 
@@ -293,6 +308,7 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   P.rows = uint32_t(fused_rows(s, lag));
   P.slabs = (P.ny + P.rows - 1u) / P.rows;
   P.lag = uint32_t(lag);
+  P.fence_all = uint32_t(fused_fence_all());
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
   const uint64_t cell_pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
   const bool warps = fused_form() == 1;
