@@ -23,7 +23,7 @@
 // --kernel tuned-slots the same measurement kernel on the solver's layout (the control).
 // --kernel tuned-fused: the fused steps (lbm::stream_collide_pairs: an even and an odd step in one pass over
 // memory, the odd step of a plane while the even step's planes are in the L2; docs/performance.md, LBM items
-// 36 and 39), a sample's --steps / 2 pairs in one call, up to TESSERA_LBM_FUSED_PAIRS (default 16) pairs per
+// 36 and 39), a sample's --steps / 2 pairs in one call, up to TESSERA_LBM_FUSED_PAIRS (default 1) pairs per
 // launch (BGK without a force; TESSERA_LBM_FUSED_ROWS / _LAG / _MB shape them; the record gives the shape
 // taken: fused_rows, fused_lag, fused_pairs_per_launch).
 // --memory managed: populations and flags in CUDA managed memory, advised to stay on the GPU and
@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
                                  "TESSERA_LBM_QUAD_ODD", "TESSERA_LBM_L2HINT", "TESSERA_LBM_WALL_WARP",
                                  "TESSERA_LBM_SPECULATE", "TESSERA_LBM_WALL_STAGE", "TESSERA_LBM_FACE_CELLS",
                                  "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB",
-                                 "TESSERA_LBM_FUSED_FORM", "TESSERA_LBM_FUSED_PAIRS", "TESSERA_LBM_FUSED_FENCE"})
+                                 "TESSERA_LBM_FUSED_PAIRS", "TESSERA_LBM_FUSED_FENCE"})
           r.set(knob, env_or_empty(knob));
         r
             .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked && !fused ? lbm::tuned_prefetch_kib(pr, form.ends_with("pair") || form == "quad" || form == "quad-staged") : 0))

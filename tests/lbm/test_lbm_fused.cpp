@@ -5,8 +5,8 @@
 // path) and the reference's values to rounding, for every lattice and storage, in a closed box with
 // scattered walls (moving ones; face cells for D3Q19) and in bench_lbm's periodic box (fluid ghosts,
 // streamed into), over slabs of several heights (one row more than the minimum, rows not dividing ny, one
-// slab), the even planes 2 .. nz ahead and 1, 2 or all 3 pairs per launch (TESSERA_LBM_FUSED_PAIRS), in both
-// forms of the launch (TESSERA_LBM_FUSED_FORM: blocks, the default, and warps).
+// slab), the even planes 2 .. nz ahead, 1 (the default), 2 or all 3 pairs per launch (TESSERA_LBM_FUSED_PAIRS)
+// and both ways of signalling (TESSERA_LBM_FUSED_FENCE: every thread's fence, the default, or one).
 // Every slot of every cell is compared, ghosts and walls included.
 #include <array>
 #include <cstdlib>
@@ -62,16 +62,16 @@ TEST_CASE("fused steps give the bits of two tuned steps and the reference's valu
       for (const Case& cs : cases) {
         const auto tuned = run(k, pr, cs, 3, false, KernelPath::Tuned);
         const auto ref = run(k, pr, cs, 3, false, KernelPath::Reference);
-        for (const char* form : {"", "warps"})  // the default (blocks); the warp form on fewer shapes
+        for (const char* fence : {"", "one"})  // every thread's fence (the default); one, on fewer shapes
           for (const char* rows : {"", "2", "3", "5", "1000"})
             for (const char* lag : {"", "2", "4", "1000"})
-              for (const char* per : {"", "1", "2"}) {  // pairs per launch: all 3 (the default), 1, 2 + 1
-                if (form[0] != '\0' && (rows[0] == '5' || lag[0] == '4')) continue;
+              for (const char* per : {"", "2", "16"}) {  // pairs per launch: 1 (the default), 2 + 1, all 3
+                if (fence[0] != '\0' && (rows[0] == '5' || lag[0] == '4')) continue;
                 if (per[0] != '\0' && !(rows[0] == '\0' || rows[0] == '3' || lag[0] == '2')) continue;
                 INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
-                                  << " ghost walls " << cs.ghost_walls << " form '" << form << "' rows '" << rows
+                                  << " ghost walls " << cs.ghost_walls << " fence '" << fence << "' rows '" << rows
                                   << "' lag '" << lag << "' pairs per launch '" << per << "'");
-                const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", form), r("TESSERA_LBM_FUSED_ROWS", rows),
+                const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FENCE", fence), r("TESSERA_LBM_FUSED_ROWS", rows),
                     l("TESSERA_LBM_FUSED_LAG", lag), pp("TESSERA_LBM_FUSED_PAIRS", per);
                 const auto fused = run(k, pr, cs, 3, true, KernelPath::Tuned);
                 REQUIRE(fused == tuned);
@@ -83,16 +83,15 @@ TEST_CASE("fused steps give the bits of two tuned steps and the reference's valu
 TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
   // 2 x 64 planes x 21 slabs of 6 rows (the last 2) x 2 blocks per pair, 5 pairs: thousands of items, most
-  // of them waiting; in one launch, and in launches of 2, 2 and 1 pairs.
+  // of them waiting; in five launches (the default), in launches of 2, 2 and 1 pairs, and in one.
   const Case cs{254, 122, 64, true};
   for (Precision pr : {Precision::FP32, Precision::FP16}) {
     const auto tuned = run(LatticeKind::D3Q19, pr, cs, 5, false, KernelPath::Tuned);
-    for (const char* form : {"blocks", "warps", "blocks:all"})  // blocks:all: every thread fences
-      for (const char* per : {"", "2"}) {
-        INFO(to_string(pr) << " " << form << " pairs per launch '" << per << "'");
-        const bool all = std::string(form) == "blocks:all";
-        const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FORM", all ? "blocks" : form), r("TESSERA_LBM_FUSED_ROWS", "6"),
-            pp("TESSERA_LBM_FUSED_PAIRS", per), fe("TESSERA_LBM_FUSED_FENCE", all ? "all" : "");
+    for (const char* fence : {"all", "one"})
+      for (const char* per : {"", "2", "16"}) {
+        INFO(to_string(pr) << " fence " << fence << " pairs per launch '" << per << "'");
+        const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FENCE", fence), r("TESSERA_LBM_FUSED_ROWS", "6"),
+            pp("TESSERA_LBM_FUSED_PAIRS", per);
         REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
       }
   }
@@ -121,10 +120,10 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
   const GridLayout g = grid_for(LatticeKind::D3Q19, 254, 122, 64);
   LatticeState s(LatticeKind::D3Q19, Precision::FP32, g, exec::Space::Host);
   // Defaults: the even step 4 planes ahead; 7 planes of 256 x 77 B rows in 12 MB: up to 86 rows, so 2 slabs of 61.
-  CHECK(fused_steps_shape(s) == std::array<int, 3>{61, 4, 16});
+  CHECK(fused_steps_shape(s) == std::array<int, 3>{61, 4, 1});
   {
     const tessera::test::ScopedEnv r("TESSERA_LBM_FUSED_ROWS", "6"), l("TESSERA_LBM_FUSED_LAG", "1000");
-    CHECK(fused_steps_shape(s) == std::array<int, 3>{6, 64, 16});  // the lag at most nz
+    CHECK(fused_steps_shape(s) == std::array<int, 3>{6, 64, 1});  // the lag at most nz
   }
   {
     const tessera::test::ScopedEnv pp("TESSERA_LBM_FUSED_PAIRS", "3");
@@ -134,8 +133,8 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
     const tessera::test::ScopedEnv pp("TESSERA_LBM_FUSED_PAIRS", "0");  // at least one pair per launch
     CHECK_THROWS(fused_steps_shape(s));
   }
-  for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_FORM",
-                          "TESSERA_LBM_FUSED_PAIRS", "TESSERA_LBM_FUSED_FENCE"}) {
+  for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_PAIRS",
+                          "TESSERA_LBM_FUSED_FENCE"}) {
     const tessera::test::ScopedEnv bad(var, "x");
     try {
       (void)fused_steps_shape(s);

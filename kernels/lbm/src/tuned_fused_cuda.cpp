@@ -14,7 +14,6 @@
 // and every item is `tiles` blocks of the pair kernel's shape. Blocks take tickets from a counter in
 // launch order (not blockIdx), so that an item is only ever waited for by items with later tickets,
 // which are held by blocks that are already running: no deadlock whatever the hardware's block order.
-// (This is the block form, the default; the warp form, TESSERA_LBM_FUSED_FORM=warps, below.)
 // Within a slab the items run E(0) .. E(lag - 1), then O(0), E(lag), O(1), E(lag + 1), ..., the odd
 // planes `lag` behind the even ones. The odd step of plane k reads (and writes, in place) planes k - 1 ..
 // k + 1, so it waits until the even step has finished them (per-(slab, plane) counters of finished
@@ -24,13 +23,15 @@
 // concurrently otherwise. Loads are L2-only (cache mode 4): another multiprocessor's writes earlier in the
 // launch are in the L2, and an L1 line of this multiprocessor could be stale.
 //
-// Several pairs in one launch (stream_collide_pairs; TESSERA_LBM_FUSED_PAIRS caps them per launch): the
+// Several pairs in one launch (stream_collide_pairs with TESSERA_LBM_FUSED_PAIRS > 1; measurement): the
 // items of pair p + 1 follow those of pair p in the ticket order, and the even item E(p + 1, slab, k), which
 // rewrites the slots that pair p's odd step read and wrote around it, first waits until pair p's odd items
 // of planes k - 1 .. k + 1 of its slab and of the slab after it (whose odd rows start one row back, in this
 // slab) have finished (a second set of counters). So the next pair's first slabs run while this pair's last
 // ones finish, and the launch's ramp and tail (blocks idle at the end of each launch, more of the time at
-// 256^3 than at 512^3) and the launch gap are paid once per launch, not once per pair. The counters grow
+// 256^3 than at 512^3) and the launch gap are paid once per launch, not once per pair; but every odd item
+// but the last pair's then fences its writes and counts itself done, which cost more than the tail (LBM item
+// 39), hence not the default. The counters grow
 // over the pairs of a launch (pair p's items are done at (p + 1) tiles), since no item of pair p + 1 can
 // finish before the items of pair p it depends on.
 //
@@ -89,21 +90,17 @@ int fused_rows(const LatticeState& s, int lag) {
 }
 int fused_lag(const LatticeState& s) { return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 4, 2), s.grid().nz)); }
 
-// TESSERA_LBM_FUSED_PAIRS (read per call): the most step pairs one launch takes (default 16; 1: a launch per
-// pair, as before 2026-12-06).
-int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 16, 1); }
+// TESSERA_LBM_FUSED_PAIRS (read per call; measurement): the most step pairs one launch takes (default 1: a
+// launch per pair; on an H100 10 pairs per launch were 10-18 % slower, every odd item then fencing its
+// writes: docs/performance.md, LBM item 39).
+int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 1, 1); }
 
-// TESSERA_LBM_FUSED_FENCE (read per call; measurement): how a block of the block form makes its writes visible
-// before it counts an item done: "one" (default: the barrier, then thread 0's fence and atomic, the pattern of
-// the cooperative groups' grid barrier; PTX's fences are cumulative over the writes the barrier ordered) or
-// "all" (every thread's fence, then the barrier: the form before 2026-12-06).
-int fused_fence_all() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
+// TESSERA_LBM_FUSED_FENCE (read per call; measurement): how a block makes its writes visible before it
+// counts an item done: "all" (default: every thread's fence, then the barrier) or "one" (the barrier, then
+// thread 0's fence and atomic, the pattern of the cooperative groups' grid barrier: PTX's fences are
+// cumulative over the writes the barrier ordered before them).
+int fused_fence_all() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "all", "all"); }
 
-// TESSERA_LBM_FUSED_FORM (read per call; measurement): "blocks" (the default, 0) or "warps" (1), the forms of
-// the launch below (docs/performance.md, LBM item 37).
-int fused_form() {
-  return knob_choice("TESSERA_LBM_FUSED_FORM", {"blocks", "warps"}, "blocks", "blocks");
-}
 
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
   return tuned_available(s.lattice(), s.precision()) && tuned_pair_applicable(s) && p.kind == CollisionKind::BGK &&
@@ -165,7 +162,7 @@ __device__ inline void wait_planes(const FusedPlan& P, const unsigned* done, uin
     for (uint32_t kk = klo; kk <= khi; ++kk)
       while (ld_acquire(done + sl * P.nz + kk) < need) __nanosleep(32);
 }
-// Whether item `it` waits for others (the same answer for every thread of its block or warp).
+// Whether item `it` waits for others (the same answer for every thread of its block).
 __device__ inline bool fused_waits(const FusedItem& it) { return it.odd || it.pair > 0u; }
 // Before item `it` (one thread): an odd item until the even step of its pair has finished planes k - 1 ..
 // k + 1 of its slab and of the slab before it; an even item of a later pair until the previous pair's odd
@@ -188,8 +185,8 @@ __device__ inline PairRows odd_rows(const FusedPlan& P, uint32_t y0, uint32_t y1
   return PairRows{y0 == 0u ? 0u : y0 - 1u, y1 == P.ny ? P.ny : y1 - 1u};
 }
 
-// ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished tickets of the even items E(., slab, k) (blocks
-// here, warps' shares in the warp form); ctr[1 + (slabs + slab) nz + k]: of the odd items. Zeroed before each
+// ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished blocks of the even items E(., slab, k);
+// ctr[1 + (slabs + slab) nz + k]: of the odd items. Zeroed before each
 // launch.
 template <class L, class S, int BX, int MB, bool FC>
 __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f, const uint8_t* __restrict__ flags,
@@ -218,7 +215,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
   // update, which at 96 registers spilled otherwise).
   const FusedItem done_it = fused_item(P, *static_cast<volatile unsigned*>(&s_ticket) / P.tiles);
   if (unsigned* sig = fused_signal(P, done, done_it)) {
-    if (P.fence_all) {  // every thread's fence, then the barrier (as before 2026-12-06)
+    if (P.fence_all) {  // every thread's fence, then the barrier
       __threadfence();
       __syncthreads();
       if (threadIdx.x == 0) atomicAdd(sig, 1u);
@@ -230,62 +227,6 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
       }
     }
   }
-}
-
-// The warp form (TESSERA_LBM_FUSED_FORM=warps; measurement). The block form's costs are its barriers: every
-// block waits at __syncthreads for thread 0's ticket (an L2 round trip), for thread 0's spin and for the
-// slowest warp's __threadfence; on an H100 ncu put 29 % of the warps' cycles at barriers and 9 % at the fence
-// (D3Q19 fp32 256^3; docs/performance.md, LBM item 37). Here the launch is persistent (as many blocks as are
-// resident at once) and every warp works alone: it takes tickets of one warp's share of an item (32 pairs:
-// thread t of the block form's tile is lane t mod 32 of warp t / 32 of that tile's 4 tickets, so every cell
-// is updated by the same code on the same values), and signals and waits through lane 0 with __syncwarp
-// (which orders the lanes' memory accesses as __syncthreads does the block's). A warp takes its next ticket
-// only when it starts it: a ticket taken ahead (tried: the atomic's latency hidden behind the update) sits
-// behind its warp's current share, which may be an odd share waiting, and such waits chained plane by plane
-// (3x slower on an H100, item 37). No deadlock, as in the block form: tickets are taken in order by warps that
-// are running, and a share waits only for earlier tickets.
-template <class L, class S, int BX, int MB, bool FC>
-__global__ void __launch_bounds__(BX, MB) stream_collide_fused_warps(S* __restrict__ f, const uint8_t* __restrict__ flags,
-                                                                     StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
-                                                                     FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
-  const unsigned lane = threadIdx.x & 31u;
-  unsigned* done = ctr + 1;
-  const unsigned total = P.tiles * 2u * P.nz * P.slabs * P.pairs;  // tickets (P.tiles: per item, here warps' shares)
-  while (true) {
-    unsigned ticket = 0u;
-    if (lane == 0u) ticket = atomicAdd(ctr, 1u);
-    ticket = __shfl_sync(0xffffffffu, ticket, 0);
-    if (ticket >= total) return;
-    const uint32_t pos = ticket / P.tiles, tile = ticket - pos * P.tiles;
-    const FusedItem it = fused_item(P, pos);
-    const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
-    const uint32_t t = tile * 32u + lane;
-    if (fused_waits(it)) {
-      if (lane == 0u) fused_wait(P, done, it);
-      __syncwarp();
-    }
-    if (!it.odd)
-      pair_update<L, S, CollisionKind::BGK, 4, false, false, false>(f, sp, flags, ae, g, c_fused_walls, t, it.k, lane,
-                                                                    PairRows{y0, y1});
-    else
-      pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k, lane,
-                                                                 odd_rows(P, y0, y1));
-    if (unsigned* sig = fused_signal(P, done, it)) {
-      __threadfence();
-      __syncwarp();
-      if (lane == 0u) atomicAdd(sig, 1u);
-    }
-  }
-}
-
-// Blocks of kernel k resident at once on this device (the warp form's grid).
-template <class K>
-unsigned resident_blocks(K k, int bx) {
-  int dev = 0, sms = 0, per = 0;
-  TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
-  TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  TESSERA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, bx, 0));
-  return unsigned(std::max(1, per) * std::max(1, sms));
 }
 
 // The state's counters, zeroed on the stream before the launch.
@@ -311,9 +252,8 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   P.fence_all = uint32_t(fused_fence_all());
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
   const uint64_t cell_pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
-  const bool warps = fused_form() == 1;
-  P.tiles = uint32_t((cell_pairs + BX - 1) / BX) * (warps ? uint32_t(BX / 32) : 1u);  // tickets per item
-  const uint64_t per_pair = uint64_t(P.tiles) * 2u * P.nz * P.slabs;                 // = the block form's blocks
+  P.tiles = uint32_t((cell_pairs + BX - 1) / BX);  // blocks per item
+  const uint64_t per_pair = uint64_t(P.tiles) * 2u * P.nz * P.slabs;  // blocks
   TESSERA_REQUIRE(per_pair < (uint64_t(1) << 31), "fused LBM steps: too many blocks (tickets) for one launch");
   const int64_t cap = std::min<int64_t>(fused_pairs_per_launch(), int64_t(((uint64_t(1) << 31) - 1) / per_pair));
   StepArgs<float> ae = make_step_args<float>(s, p), ao = ae;
@@ -327,17 +267,9 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   for (int64_t left = pairs; left > 0; left -= P.pairs) {
     P.pairs = uint32_t(std::min(left, cap));
     unsigned* ctr = fused_counters(s, 1u + 2u * std::size_t(P.slabs) * P.nz, st);
-    const uint64_t tickets = per_pair * P.pairs;
     const auto launch = [&](auto fc) {
       constexpr bool FC = decltype(fc)::value;
-      if (warps) {
-        // (once per instantiation: a process drives one device)
-        static const unsigned resident = resident_blocks(stream_collide_fused_warps<L, S, BX, MB, FC>, BX);
-        const unsigned grid = unsigned(std::min<uint64_t>(resident, (tickets + BX / 32 - 1) / (BX / 32)));
-        stream_collide_fused_warps<L, S, BX, MB, FC><<<grid, BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
-      } else {
-        stream_collide_fused<L, S, BX, MB, FC><<<unsigned(tickets), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
-      }
+      stream_collide_fused<L, S, BX, MB, FC><<<unsigned(per_pair * P.pairs), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
     };
     if (face) launch(std::true_type{});
     else launch(std::false_type{});

@@ -135,9 +135,9 @@ void end_step(LatticeState& s);
 // the step count by two.
 void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // `pairs` such pairs of steps (2 x pairs steps, the same bits as 2 x pairs stream_collide() calls on the tuned
-// path), up to TESSERA_LBM_FUSED_PAIRS (default 16) of them in one launch: the next pair's first planes run
-// while this pair's last ones finish, so the launch's ramp and tail are paid once per launch (LBM item 39).
-// The same conditions as stream_collide_two for every pair; pairs = 0 does nothing.
+// path), up to TESSERA_LBM_FUSED_PAIRS of them in one launch (default 1; more: the next pair's first planes
+// run while this pair's last ones finish, measurement, LBM item 39). The same conditions as
+// stream_collide_two for every pair; pairs = 0 does nothing.
 void stream_collide_pairs(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs);
 // Whether stream_collide_two applies: a GPU build, D3Q19 or D3Q27 with fp32 or fp16 storage, BGK without
 // any force or LES, an even nx (the pair kernel's layout), ny >= 2.
