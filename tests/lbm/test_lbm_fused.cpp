@@ -6,7 +6,8 @@
 // scattered walls (moving ones; face cells for D3Q19) and in bench_lbm's periodic box (fluid ghosts,
 // streamed into), over slabs of several heights (one row more than the minimum, rows not dividing ny, one
 // slab), the even planes 2 .. nz ahead, 1 (the default), 2 or all 3 pairs per launch (TESSERA_LBM_FUSED_PAIRS)
-// and both ways of signalling (TESSERA_LBM_FUSED_FENCE: every thread's fence, the default, or one).
+// and both ways of signalling (TESSERA_LBM_FUSED_FENCE: one fence after the barrier, the default, or every
+// thread's).
 // Every slot of every cell is compared, ghosts and walls included.
 #include <array>
 #include <cstdlib>
@@ -62,7 +63,7 @@ TEST_CASE("fused steps give the bits of two tuned steps and the reference's valu
       for (const Case& cs : cases) {
         const auto tuned = run(k, pr, cs, 3, false, KernelPath::Tuned);
         const auto ref = run(k, pr, cs, 3, false, KernelPath::Reference);
-        for (const char* fence : {"", "one"})  // every thread's fence (the default); one, on fewer shapes
+        for (const char* fence : {"", "all"})  // one fence (the default); every thread's, on fewer shapes
           for (const char* rows : {"", "2", "3", "5", "1000"})
             for (const char* lag : {"", "2", "4", "1000"})
               for (const char* per : {"", "2", "16"}) {  // pairs per launch: 1 (the default), 2 + 1, all 3

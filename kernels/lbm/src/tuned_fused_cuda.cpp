@@ -30,10 +30,11 @@
 // slab) have finished (a second set of counters). So the next pair's first slabs run while this pair's last
 // ones finish, and the launch's ramp and tail (blocks idle at the end of each launch, more of the time at
 // 256^3 than at 512^3) and the launch gap are paid once per launch, not once per pair; but every odd item
-// but the last pair's then fences its writes and counts itself done, which cost more than the tail (LBM item
-// 39), hence not the default. The counters grow
-// over the pairs of a launch (pair p's items are done at (p + 1) tiles), since no item of pair p + 1 can
-// finish before the items of pair p it depends on.
+// but the last pair's then signals (a barrier, a fence, an atomic) and every even item but the first pair's
+// waits (acquire loads of six counters, one after the other), which on an H100 cost more than the tail
+// (8-18 %, LBM item 39), hence not the default. The counters grow over the pairs of a launch (pair p's
+// items are done at (p + 1) tiles), since no item of pair p + 1 can finish before the items of pair p it
+// depends on.
 //
 // Limits (checked by stream_collide_two): BGK without any force, the pair kernel's layout
 // (tuned_pair_applicable), no halo exchange between the two steps (one rank whose ghosts need none, such as
@@ -91,15 +92,15 @@ int fused_rows(const LatticeState& s, int lag) {
 int fused_lag(const LatticeState& s) { return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 4, 2), s.grid().nz)); }
 
 // TESSERA_LBM_FUSED_PAIRS (read per call; measurement): the most step pairs one launch takes (default 1: a
-// launch per pair; on an H100 10 pairs per launch were 10-18 % slower, every odd item then fencing its
-// writes: docs/performance.md, LBM item 39).
+// launch per pair; on an H100 10 pairs per launch were 8-18 % slower: docs/performance.md, LBM item 39).
 int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 1, 1); }
 
 // TESSERA_LBM_FUSED_FENCE (read per call; measurement): how a block makes its writes visible before it
-// counts an item done: "all" (default: every thread's fence, then the barrier) or "one" (the barrier, then
-// thread 0's fence and atomic, the pattern of the cooperative groups' grid barrier: PTX's fences are
-// cumulative over the writes the barrier ordered before them).
-int fused_fence_all() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "all", "all"); }
+// counts an item done: "one" (default: the barrier, then thread 0's fence and atomic, the pattern of the
+// cooperative groups' grid barrier: PTX's fences are cumulative over the writes the barrier ordered before
+// them; on an H100 0.8-2.5 % faster in all eight fp32 cases, LBM item 39) or "all" (every thread's fence,
+// then the barrier: the form before 2026-12-06).
+int fused_fence_all() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
 
 
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
@@ -186,8 +187,7 @@ __device__ inline PairRows odd_rows(const FusedPlan& P, uint32_t y0, uint32_t y1
 }
 
 // ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished blocks of the even items E(., slab, k);
-// ctr[1 + (slabs + slab) nz + k]: of the odd items. Zeroed before each
-// launch.
+// ctr[1 + (slabs + slab) nz + k]: of the odd items. Zeroed before each launch.
 template <class L, class S, int BX, int MB, bool FC>
 __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
@@ -215,7 +215,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
   // update, which at 96 registers spilled otherwise).
   const FusedItem done_it = fused_item(P, *static_cast<volatile unsigned*>(&s_ticket) / P.tiles);
   if (unsigned* sig = fused_signal(P, done, done_it)) {
-    if (P.fence_all) {  // every thread's fence, then the barrier
+    if (P.fence_all) {  // every thread's fence, then the barrier (TESSERA_LBM_FUSED_FENCE=all)
       __threadfence();
       __syncthreads();
       if (threadIdx.x == 0) atomicAdd(sig, 1u);
