@@ -102,7 +102,6 @@ int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 1, 1
 // then the barrier: the form before 2026-12-06).
 int fused_fence_all() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
 
-
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
   return tuned_available(s.lattice(), s.precision()) && tuned_pair_applicable(s) && p.kind == CollisionKind::BGK &&
          !tuned_force_terms(s, p) && s.grid().ny >= 2;
@@ -120,7 +119,7 @@ struct FusedPlan {
   uint32_t tiles;  // blocks per item
   uint32_t lag;    // 2 <= lag <= nz
   uint32_t pairs;  // step pairs in this launch
-  uint32_t fence_all;  // block form: every thread fences before a signal (1) or thread 0 after the barrier (0)
+  uint32_t fence_all;  // every thread fences before a signal (1) or thread 0 after the barrier (0)
 };
 struct FusedItem {
   uint32_t pair, slab, k;
