@@ -55,7 +55,7 @@ std::vector<double> run(LatticeKind k, Precision pr, const Case& cs, int pairs, 
 
 }  // namespace
 
-TEST_CASE("fused steps give the bits of two tuned steps and the reference's values", "[lbm][gpu]") {
+TEST_CASE("fused steps give the bits of as many tuned steps and the reference's values", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
   const Case cases[] = {{70, 9, 7, true}, {62, 6, 5, false}, {64, 23, 11, true}, {40, 17, 9, false}};
   for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
