@@ -81,6 +81,7 @@ int fused_rows(const LatticeState& s, int lag);
 int fused_lag(const LatticeState& s);
 int fused_pairs_per_launch();
 int fused_fence_all();
+int fused_wait_lanes();
 // The one-cell kernel's loads and stores without the collision (stream_pattern_only).
 void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide);
 

@@ -102,6 +102,12 @@ int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 1, 1
 // then the barrier: the form before 2026-12-06).
 int fused_fence_all() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
 
+// TESSERA_LBM_FUSED_WAIT (read per call; measurement): how a waiting item reads the counters of the (up to
+// six) planes it waits for: "one" (default: thread 0 reads them one after the other, each an acquire load,
+// an L2 round trip) or "lanes" (threads 0 .. 5 each spin on one counter, so the loads are in flight
+// together; the barrier after the wait orders them before every thread's loads as it does thread 0's).
+int fused_wait_lanes() { return knob_choice("TESSERA_LBM_FUSED_WAIT", {"one", "lanes"}, "one", "one"); }
+
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
   return tuned_available(s.lattice(), s.precision()) && tuned_pair_applicable(s) && p.kind == CollisionKind::BGK &&
          !tuned_force_terms(s, p) && s.grid().ny >= 2;
@@ -120,6 +126,7 @@ struct FusedPlan {
   uint32_t lag;    // 2 <= lag <= nz
   uint32_t pairs;  // step pairs in this launch
   uint32_t fence_all;  // every thread fences before a signal (1) or thread 0 after the barrier (0)
+  uint32_t wait_lanes;  // threads 0 .. 5 wait for a counter each (1) or thread 0 for all of them (0)
 };
 struct FusedItem {
   uint32_t pair, slab, k;
@@ -162,17 +169,30 @@ __device__ inline void wait_planes(const FusedPlan& P, const unsigned* done, uin
     for (uint32_t kk = klo; kk <= khi; ++kk)
       while (ld_acquire(done + sl * P.nz + kk) < need) __nanosleep(32);
 }
+// Lane `lane` (0 .. 5) of the same wait: counter (slab s0 + lane / 3, plane k - 1 + lane % 3), clamped to
+// the range (lanes past it wait again for its last counter, which is harmless).
+__device__ inline void wait_plane_lane(const FusedPlan& P, const unsigned* done, uint32_t s0, uint32_t s1, uint32_t k,
+                                       unsigned need, uint32_t lane) {
+  const uint32_t klo = k == 0u ? 0u : k - 1u, khi = min(k + 1u, P.nz - 1u);
+  const uint32_t sl = min(s0 + lane / 3u, s1), kk = min(klo + lane % 3u, khi);
+  while (ld_acquire(done + sl * P.nz + kk) < need) __nanosleep(32);
+}
 // Whether item `it` waits for others (the same answer for every thread of its block).
 __device__ inline bool fused_waits(const FusedItem& it) { return it.odd || it.pair > 0u; }
-// Before item `it` (one thread): an odd item until the even step of its pair has finished planes k - 1 ..
+// Before item `it` (called by every thread of its block, `lane` = threadIdx.x): an odd item until the even step of its pair has finished planes k - 1 ..
 // k + 1 of its slab and of the slab before it; an even item of a later pair until the previous pair's odd
 // step has finished planes k - 1 .. k + 1 of its slab and of the slab after it. done: the even counters,
-// then the odd ones (slabs nz each).
-__device__ inline void fused_wait(const FusedPlan& P, const unsigned* done, const FusedItem& it) {
-  if (it.odd)
-    wait_planes(P, done, it.slab == 0u ? 0u : it.slab - 1u, it.slab, it.k, (it.pair + 1u) * P.tiles);
-  else
-    wait_planes(P, done + P.slabs * P.nz, it.slab, min(it.slab + 1u, P.slabs - 1u), it.k, it.pair * P.tiles);
+// then the odd ones (slabs nz each). With P.wait_lanes, threads 0 .. 5 each wait for one of the counters; else thread 0 for all of them.
+__device__ inline void fused_wait(const FusedPlan& P, const unsigned* done, const FusedItem& it, uint32_t lane) {
+  const uint32_t s0 = it.odd ? (it.slab == 0u ? 0u : it.slab - 1u) : it.slab;
+  const uint32_t s1 = it.odd ? it.slab : min(it.slab + 1u, P.slabs - 1u);
+  const unsigned need = (it.odd ? it.pair + 1u : it.pair) * P.tiles;
+  if (!it.odd) done += P.slabs * P.nz;
+  if (P.wait_lanes) {
+    if (lane < 6u) wait_plane_lane(P, done, s0, s1, it.k, need, lane);
+  } else if (lane == 0u) {
+    wait_planes(P, done, s0, s1, it.k, need);
+  }
 }
 // The counter a finished item counts in: every even item's; an odd item's only if a later pair of the
 // launch waits for it (else nullptr: no fence needed).
@@ -201,7 +221,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
   const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
   const uint32_t t = tile * uint32_t(BX) + threadIdx.x;
   if (fused_waits(it)) {
-    if (threadIdx.x == 0) fused_wait(P, done, it);
+    fused_wait(P, done, it, threadIdx.x);
     __syncthreads();
   }
   if (!it.odd)
@@ -249,6 +269,7 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   P.slabs = (P.ny + P.rows - 1u) / P.rows;
   P.lag = uint32_t(lag);
   P.fence_all = uint32_t(fused_fence_all());
+  P.wait_lanes = uint32_t(fused_wait_lanes());
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
   const uint64_t cell_pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
   P.tiles = uint32_t((cell_pairs + BX - 1) / BX);  // blocks per item
