@@ -6,9 +6,8 @@
 // scattered walls (moving ones; face cells for D3Q19) and in bench_lbm's periodic box (fluid ghosts,
 // streamed into), over slabs of several heights (one row more than the minimum, rows not dividing ny, one
 // slab), the even planes 2 .. nz ahead, 1 (the default), 2 or all 3 pairs per launch (TESSERA_LBM_FUSED_PAIRS)
-// both ways of signalling (TESSERA_LBM_FUSED_FENCE: one fence after the barrier, the default, or every
-// thread's) and both ways of waiting (TESSERA_LBM_FUSED_WAIT: thread 0 reads the counters, the default, or
-// threads 0 .. 5 one each).
+// and the three ways of signalling (TESSERA_LBM_FUSED_FENCE: one fence after the barrier, the default, every
+// thread's, or a release reduction after the barrier).
 // Every slot of every cell is compared, ghosts and walls included.
 #include <array>
 #include <cstdlib>
@@ -64,18 +63,17 @@ TEST_CASE("fused steps give the bits of as many tuned steps and the reference's 
       for (const Case& cs : cases) {
         const auto tuned = run(k, pr, cs, 3, false, KernelPath::Tuned);
         const auto ref = run(k, pr, cs, 3, false, KernelPath::Reference);
-        // The defaults; every thread's fence; threads 0 .. 5 waiting (the last two on fewer shapes).
-        for (const std::string mode : {"", "fence all", "wait lanes"})
+        // The default signal (one fence); every thread's; the release reduction (the last two on fewer shapes).
+        for (const char* fence : {"", "all", "release"})
           for (const char* rows : {"", "2", "3", "5", "1000"})
             for (const char* lag : {"", "2", "4", "1000"})
               for (const char* per : {"", "2", "16"}) {  // pairs per launch: 1 (the default), 2 + 1, all 3
-                if (!mode.empty() && (rows[0] == '5' || lag[0] == '4')) continue;
+                if (fence[0] != '\0' && (rows[0] == '5' || lag[0] == '4')) continue;
                 if (per[0] != '\0' && !(rows[0] == '\0' || rows[0] == '3' || lag[0] == '2')) continue;
                 INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
-                                  << " ghost walls " << cs.ghost_walls << " '" << mode << "' rows '" << rows
+                                  << " ghost walls " << cs.ghost_walls << " fence '" << fence << "' rows '" << rows
                                   << "' lag '" << lag << "' pairs per launch '" << per << "'");
-                const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FENCE", mode == "fence all" ? "all" : ""),
-                    w("TESSERA_LBM_FUSED_WAIT", mode == "wait lanes" ? "lanes" : ""), r("TESSERA_LBM_FUSED_ROWS", rows),
+                const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FENCE", fence), r("TESSERA_LBM_FUSED_ROWS", rows),
                     l("TESSERA_LBM_FUSED_LAG", lag), pp("TESSERA_LBM_FUSED_PAIRS", per);
                 const auto fused = run(k, pr, cs, 3, true, KernelPath::Tuned);
                 REQUIRE(fused == tuned);
@@ -91,14 +89,13 @@ TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]"
   const Case cs{254, 122, 64, true};
   for (Precision pr : {Precision::FP32, Precision::FP16}) {
     const auto tuned = run(LatticeKind::D3Q19, pr, cs, 5, false, KernelPath::Tuned);
-    for (const char* fence : {"all", "one"})
-      for (const char* wait : {"one", "lanes"})
-        for (const char* per : {"", "2", "16"}) {
-          INFO(to_string(pr) << " fence " << fence << " wait " << wait << " pairs per launch '" << per << "'");
-          const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FENCE", fence), w("TESSERA_LBM_FUSED_WAIT", wait),
-              r("TESSERA_LBM_FUSED_ROWS", "6"), pp("TESSERA_LBM_FUSED_PAIRS", per);
-          REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
-        }
+    for (const char* fence : {"all", "one", "release"})
+      for (const char* per : {"", "2", "16"}) {
+        INFO(to_string(pr) << " fence " << fence << " pairs per launch '" << per << "'");
+        const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FENCE", fence), r("TESSERA_LBM_FUSED_ROWS", "6"),
+            pp("TESSERA_LBM_FUSED_PAIRS", per);
+        REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
+      }
   }
 }
 
@@ -139,7 +136,7 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
     CHECK_THROWS(fused_steps_shape(s));
   }
   for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_PAIRS",
-                          "TESSERA_LBM_FUSED_FENCE", "TESSERA_LBM_FUSED_WAIT"}) {
+                          "TESSERA_LBM_FUSED_FENCE"}) {
     const tessera::test::ScopedEnv bad(var, "x");
     try {
       (void)fused_steps_shape(s);

@@ -73,15 +73,15 @@ bool tuned_quad_staged_used(const LatticeState& s, CollisionKind kind);
 bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParams& p);
 // The fused steps (tuned_fused_cuda.cpp, stream_collide_pairs): whether they apply, and `pairs` step pairs
 // (parity 0, left unflipped). fused_rows / fused_lag: the slab height and the planes the even step runs
-// ahead; fused_pairs_per_launch: the most pairs one launch takes (TESSERA_LBM_FUSED_PAIRS); fused_fence_all:
-// how a block signals (TESSERA_LBM_FUSED_FENCE: 0 one fence after the barrier, 1 every thread's).
+// ahead; fused_pairs_per_launch: the most pairs one launch takes (TESSERA_LBM_FUSED_PAIRS); fused_signal_form:
+// how a block signals (TESSERA_LBM_FUSED_FENCE: 0 one fence after the barrier, 1 every thread's, 2 a release
+// reduction after the barrier).
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p);
 void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs);
 int fused_rows(const LatticeState& s, int lag);
 int fused_lag(const LatticeState& s);
 int fused_pairs_per_launch();
-int fused_fence_all();
-int fused_wait_lanes();
+int fused_signal_form();
 // The one-cell kernel's loads and stores without the collision (stream_pattern_only).
 void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide);
 

@@ -31,8 +31,8 @@
 // ones finish, and the launch's ramp and tail (blocks idle at the end of each launch, more of the time at
 // 256^3 than at 512^3) and the launch gap are paid once per launch, not once per pair; but every odd item
 // but the last pair's then signals (a barrier, a fence, an atomic) and every even item but the first pair's
-// waits (acquire loads of six counters, one after the other), which on an H100 cost more than the tail
-// (8-18 %, LBM item 39), hence not the default. The counters grow over the pairs of a launch (pair p's
+// waits (six acquire loads, in flight together since 2026-12-06), which on an H100 cost more than the tail
+// (5-10 %, LBM items 39 and 40), hence not the default. The counters grow over the pairs of a launch (pair p's
 // items are done at (p + 1) tiles), since no item of pair p + 1 can finish before the items of pair p it
 // depends on.
 //
@@ -98,15 +98,11 @@ int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 1, 1
 // TESSERA_LBM_FUSED_FENCE (read per call; measurement): how a block makes its writes visible before it
 // counts an item done: "one" (default: the barrier, then thread 0's fence and atomic, the pattern of the
 // cooperative groups' grid barrier: PTX's fences are cumulative over the writes the barrier ordered before
-// them; on an H100 0.8-2.5 % faster in all eight fp32 cases, LBM item 39) or "all" (every thread's fence,
-// then the barrier: the form before 2026-12-06).
-int fused_fence_all() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
-
-// TESSERA_LBM_FUSED_WAIT (read per call; measurement): how a waiting item reads the counters of the (up to
-// six) planes it waits for: "one" (default: thread 0 reads them one after the other, each an acquire load,
-// an L2 round trip) or "lanes" (threads 0 .. 5 each spin on one counter, so the loads are in flight
-// together; the barrier after the wait orders them before every thread's loads as it does thread 0's).
-int fused_wait_lanes() { return knob_choice("TESSERA_LBM_FUSED_WAIT", {"one", "lanes"}, "one", "one"); }
+// them; on an H100 0.8-2.5 % faster in all eight fp32 cases, LBM item 39), "all" (every thread's fence,
+// then the barrier: the form before 2026-12-06) or "release" (the barrier, then thread 0's release
+// reduction, red.release.gpu: a release needs only the acq_rel fence, not __threadfence's sequentially
+// consistent one). Returns 0, 1, 2 in that order.
+int fused_signal_form() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all", "release"}, "one", "one"); }
 
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
   return tuned_available(s.lattice(), s.precision()) && tuned_pair_applicable(s) && p.kind == CollisionKind::BGK &&
@@ -125,8 +121,8 @@ struct FusedPlan {
   uint32_t tiles;  // blocks per item
   uint32_t lag;    // 2 <= lag <= nz
   uint32_t pairs;  // step pairs in this launch
-  uint32_t fence_all;  // every thread fences before a signal (1) or thread 0 after the barrier (0)
-  uint32_t wait_lanes;  // threads 0 .. 5 wait for a counter each (1) or thread 0 for all of them (0)
+  uint32_t signal;  // fused_signal_form(): thread 0's fence after the barrier (0), every thread's before it
+                   // (1), thread 0's release reduction after it (2)
 };
 struct FusedItem {
   uint32_t pair, slab, k;
@@ -160,39 +156,29 @@ __device__ inline unsigned ld_acquire(const unsigned* p) {
   return v;
 }
 
-// Until `need` tickets of planes k - 1 .. k + 1 of slabs s0 .. s1 have finished (counters `done`, one per
-// (slab, plane)).
-__device__ inline void wait_planes(const FusedPlan& P, const unsigned* done, uint32_t s0, uint32_t s1, uint32_t k,
-                                   unsigned need) {
-  const uint32_t klo = k == 0u ? 0u : k - 1u, khi = min(k + 1u, P.nz - 1u);
-  for (uint32_t sl = s0; sl <= s1; ++sl)
-    for (uint32_t kk = klo; kk <= khi; ++kk)
-      while (ld_acquire(done + sl * P.nz + kk) < need) __nanosleep(32);
-}
-// Lane `lane` (0 .. 5) of the same wait: counter (slab s0 + lane / 3, plane k - 1 + lane % 3), clamped to
-// the range (lanes past it wait again for its last counter, which is harmless).
-__device__ inline void wait_plane_lane(const FusedPlan& P, const unsigned* done, uint32_t s0, uint32_t s1, uint32_t k,
-                                       unsigned need, uint32_t lane) {
+// Thread `lane` (0 .. 5) of a block until `need` tickets of plane k - 1 + lane % 3 of slab s0 + lane / 3
+// have finished (counters `done`, one per (slab, plane)), clamped to planes k - 1 .. k + 1 and slabs s0 ..
+// s1 (lanes past the range wait for its last counter again, which is harmless). So the six loads are in
+// flight together rather than one after the other (2026-12-06: the same speed with one pair per launch,
+// 6-8 % faster with ten on an H100); the barrier after the wait orders them before every thread's loads.
+__device__ inline void wait_plane(const FusedPlan& P, const unsigned* done, uint32_t s0, uint32_t s1, uint32_t k,
+                                  unsigned need, uint32_t lane) {
   const uint32_t klo = k == 0u ? 0u : k - 1u, khi = min(k + 1u, P.nz - 1u);
   const uint32_t sl = min(s0 + lane / 3u, s1), kk = min(klo + lane % 3u, khi);
   while (ld_acquire(done + sl * P.nz + kk) < need) __nanosleep(32);
 }
 // Whether item `it` waits for others (the same answer for every thread of its block).
 __device__ inline bool fused_waits(const FusedItem& it) { return it.odd || it.pair > 0u; }
-// Before item `it` (called by every thread of its block, `lane` = threadIdx.x): an odd item until the even step of its pair has finished planes k - 1 ..
-// k + 1 of its slab and of the slab before it; an even item of a later pair until the previous pair's odd
-// step has finished planes k - 1 .. k + 1 of its slab and of the slab after it. done: the even counters,
-// then the odd ones (slabs nz each). With P.wait_lanes, threads 0 .. 5 each wait for one of the counters; else thread 0 for all of them.
+// Before item `it` (called by every thread of its block, lane = threadIdx.x; threads 0 .. 5 wait): an odd
+// item until the even step of its pair has finished planes k - 1 .. k + 1 of its slab and of the slab
+// before it; an even item of a later pair until the previous pair's odd step has finished planes k - 1 ..
+// k + 1 of its slab and of the slab after it. done: the even counters, then the odd ones (slabs nz each).
 __device__ inline void fused_wait(const FusedPlan& P, const unsigned* done, const FusedItem& it, uint32_t lane) {
-  const uint32_t s0 = it.odd ? (it.slab == 0u ? 0u : it.slab - 1u) : it.slab;
-  const uint32_t s1 = it.odd ? it.slab : min(it.slab + 1u, P.slabs - 1u);
-  const unsigned need = (it.odd ? it.pair + 1u : it.pair) * P.tiles;
-  if (!it.odd) done += P.slabs * P.nz;
-  if (P.wait_lanes) {
-    if (lane < 6u) wait_plane_lane(P, done, s0, s1, it.k, need, lane);
-  } else if (lane == 0u) {
-    wait_planes(P, done, s0, s1, it.k, need);
-  }
+  if (lane >= 6u) return;
+  if (it.odd)
+    wait_plane(P, done, it.slab == 0u ? 0u : it.slab - 1u, it.slab, it.k, (it.pair + 1u) * P.tiles, lane);
+  else
+    wait_plane(P, done + P.slabs * P.nz, it.slab, min(it.slab + 1u, P.slabs - 1u), it.k, it.pair * P.tiles, lane);
 }
 // The counter a finished item counts in: every even item's; an odd item's only if a later pair of the
 // launch waits for it (else nullptr: no fence needed).
@@ -234,15 +220,19 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
   // update, which at 96 registers spilled otherwise).
   const FusedItem done_it = fused_item(P, *static_cast<volatile unsigned*>(&s_ticket) / P.tiles);
   if (unsigned* sig = fused_signal(P, done, done_it)) {
-    if (P.fence_all) {  // every thread's fence, then the barrier (TESSERA_LBM_FUSED_FENCE=all)
+    if (P.signal == 1u) {  // every thread's fence, then the barrier (TESSERA_LBM_FUSED_FENCE=all)
       __threadfence();
       __syncthreads();
       if (threadIdx.x == 0) atomicAdd(sig, 1u);
-    } else {  // the barrier, then one fence (cumulative over the block's writes the barrier ordered before it)
+    } else {  // the barrier, then thread 0's fence (cumulative over the block's writes the barrier ordered)
       __syncthreads();
       if (threadIdx.x == 0) {
-        __threadfence();
-        atomicAdd(sig, 1u);
+        if (P.signal == 2u) {
+          asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(sig) : "memory");
+        } else {
+          __threadfence();
+          atomicAdd(sig, 1u);
+        }
       }
     }
   }
@@ -268,8 +258,7 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   P.rows = uint32_t(fused_rows(s, lag));
   P.slabs = (P.ny + P.rows - 1u) / P.rows;
   P.lag = uint32_t(lag);
-  P.fence_all = uint32_t(fused_fence_all());
-  P.wait_lanes = uint32_t(fused_wait_lanes());
+  P.signal = uint32_t(fused_signal_form());
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
   const uint64_t cell_pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
   P.tiles = uint32_t((cell_pairs + BX - 1) / BX);  // blocks per item
