@@ -8,7 +8,8 @@
 // slab), the even planes 2 .. nz ahead, 1 (the default), 2 or all 3 pairs per launch (TESSERA_LBM_FUSED_PAIRS)
 // and the three ways of signalling (TESSERA_LBM_FUSED_FENCE: one fence after the barrier, the default, every
 // thread's, or a release reduction after the barrier).
-// Every slot of every cell is compared, ghosts and walls included.
+// The closed boxes' face cells take their walls from their own flags (TESSERA_LBM_FACE_CELLS on, the default)
+// or from their neighbours' (off). Every slot of every cell is compared, ghosts and walls included.
 #include <array>
 #include <cstdlib>
 #include <string>
@@ -79,6 +80,11 @@ TEST_CASE("fused steps give the bits of as many tuned steps and the reference's 
                 REQUIRE(fused == tuned);
                 REQUIRE(max_diff(fused, ref) < (pr == Precision::FP32 ? 1e-6 : 4e-5));
               }
+        if (cs.ghost_walls) {  // the face cells' walls from their neighbours' flags (the odd items without FC)
+          INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz << " face cells off");
+          const tessera::test::ScopedEnv fc("TESSERA_LBM_FACE_CELLS", "off");
+          REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
+        }
       }
 }
 

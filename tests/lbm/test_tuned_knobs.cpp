@@ -72,6 +72,7 @@ TEST_CASE("TESSERA_LBM_SPECULATE: on / 1 everywhere, odd the odd-step kernels, p
 namespace tessera::lbm::detail {
 bool wall_stage_wanted(LatticeKind lattice, Precision precision);  // kernels/lbm/src/lattice_ops.hpp
 bool face_cells_streamed(const LatticeState& s);
+bool face_cells_flagged(const LatticeState& s);
 }
 
 TEST_CASE("TESSERA_LBM_WALL_STAGE: unset or auto stages the wall links of D3Q19 with fp16 storage, on every "
@@ -97,10 +98,11 @@ TEST_CASE("TESSERA_LBM_WALL_STAGE: unset or auto stages the wall links of D3Q19 
       {"TESSERA_LBM_WALL_STAGE='0'", "expected on, off or auto"});
 }
 
-TEST_CASE("TESSERA_LBM_FACE_CELLS: on (the default) streams the face cells of a D3Q19 lattice that has some, off "
-          "none; other values are refused",
+TEST_CASE("TESSERA_LBM_FACE_CELLS: on (the default) streams the face cells of a D3Q19 lattice that has some (and "
+          "the fused steps those of D3Q27 too), off none; other values are refused",
           "[lbm]") {
   using namespace tessera::lbm;
+  using tessera::lbm::detail::face_cells_flagged;
   using tessera::lbm::detail::face_cells_streamed;
   auto state = [](LatticeKind k, bool walls) {
     const GridLayout g = test::grid_for(k, 12, 10, 8);
@@ -120,14 +122,19 @@ TEST_CASE("TESSERA_LBM_FACE_CELLS: on (the default) streams the face cells of a 
     REQUIRE(face_cells_streamed(*d3q19));
     REQUIRE_FALSE(face_cells_streamed(*d3q27));  // D3Q27 has no face form: its staging keeps them
     REQUIRE_FALSE(face_cells_streamed(*open));   // no face cells
+    REQUIRE(face_cells_flagged(*d3q19));        // the fused steps' pair kernel: either lattice
+    REQUIRE(face_cells_flagged(*d3q27));
+    REQUIRE_FALSE(face_cells_flagged(*open));
   }
   {
     const tessera::test::ScopedEnv e("TESSERA_LBM_FACE_CELLS", "off");
     REQUIRE_FALSE(face_cells_streamed(*d3q19));
+    REQUIRE_FALSE(face_cells_flagged(*d3q27));
   }
   {  // the one-pass wall warps have no face form: their staging keeps the face cells
     const tessera::test::ScopedEnv e("TESSERA_LBM_WALL_WARP", "uniform");
     REQUIRE_FALSE(face_cells_streamed(*d3q19));
+    REQUIRE_FALSE(face_cells_flagged(*d3q27));
   }
   unsetenv("TESSERA_LBM_FACE_CELLS");
   tessera::test::check_knob_refused("TESSERA_LBM_FACE_CELLS", "auto", [&] { face_cells_streamed(*d3q19); },

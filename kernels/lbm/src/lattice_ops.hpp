@@ -35,8 +35,10 @@ bool wall_stage_wanted(LatticeKind lattice, Precision precision);
 // kernel streams them with their links from the wall from their own slots, the pair kernel takes their
 // walls from their own flags) and the staged links leave them out: TESSERA_LBM_FACE_CELLS (read at every
 // step) unset, "" or on, s a D3Q19 lattice with face cells and TESSERA_LBM_WALL_WARP not uniform; off: no;
-// other values are refused.
+// other values are refused. face_cells_flagged: the same for any 3-D lattice (the fused steps' odd items,
+// whose pair kernel takes the face cells' walls from their flags for D3Q27 too: no staging to agree with).
 bool face_cells_streamed(const LatticeState& s);
+bool face_cells_flagged(const LatticeState& s);
 // TESSERA_LBM_WALL_WARP=uniform (tuned_cuda.cpp): the one-cell kernel's odd step in one pass per warp.
 bool wall_warp_uniform();
 // How many odd steps the tuned kernels have run in their face forms (the one-cell kernel's, the pair

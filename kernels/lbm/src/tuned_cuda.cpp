@@ -573,10 +573,11 @@ bool wall_warp_uniform() {
 // On by default (LBM item 35: the walled D3Q19 box, fp16 +9-13 %, fp32 +0.2-0.8 %, on an H100). Off with
 // TESSERA_LBM_WALL_WARP=uniform: its one-pass warps have no face form, and a warp holding a face cell (not
 // staged) would take its staged cells through the wall-checking loads as well, their wall links twice.
-bool face_cells_streamed(const LatticeState& s) {
-  const bool on = knob_choice("TESSERA_LBM_FACE_CELLS", {"on", "off"}, "on", "on, D3Q19 with face cells") == 0;
-  return on && !wall_warp_uniform() && s.lattice() == LatticeKind::D3Q19 && s.face_cells() > 0;
+bool face_cells_flagged(const LatticeState& s) {
+  const bool on = knob_choice("TESSERA_LBM_FACE_CELLS", {"on", "off"}, "on", "on, where there are face cells") == 0;
+  return on && !wall_warp_uniform() && s.face_cells() > 0;
 }
+bool face_cells_streamed(const LatticeState& s) { return s.lattice() == LatticeKind::D3Q19 && face_cells_flagged(s); }
 
 namespace {
 // The staged links for s's current flags (built when they changed); false when there is nothing to stage.

@@ -271,8 +271,9 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   TESSERA_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_fused_walls, &p.walls, sizeof(WallTable), 0, cudaMemcpyHostToDevice, st));
   S* f = static_cast<S*>(s.pops());
   const SlotPtrs<S> sp = make_slot_ptrs(f, L::Q, g.cells());
-  bool face = false;
-  if constexpr (L::Q == 19) face = face_cells_streamed(s);  // (the face form exists for D3Q19)
+  // The odd items' face cells take their walls from their own flags (the pair kernel's face form, FC) for
+  // D3Q27 as for D3Q19 (2026-12-06; the default kernels stream D3Q27's face cells without a face form).
+  const bool face = face_cells_flagged(s);
   for (int64_t left = pairs; left > 0; left -= P.pairs) {
     P.pairs = uint32_t(std::min(left, cap));
     unsigned* ctr = fused_counters(s, 1u + 2u * std::size_t(P.slabs) * P.nz, st);

@@ -199,7 +199,7 @@ struct PairRows {
 // arrived (the addresses are inside the slot arrays for every lane: an idle lane's pair is clamped to the
 // plane, as the loads of an active warp's idle lanes already are); a warp with no cell to update runs
 // through with every store masked. The single-lane loads at the warp's ends still wait for the flags.
-// FC (TESSERA_LBM_FACE_CELLS=on, D3Q19): a face cell's walls come from its own flag (wall_mask_of), not
+// FC (TESSERA_LBM_FACE_CELLS=on; D3Q19, and D3Q27 in the fused steps): a face cell's walls come from its own flag (wall_mask_of), not
 // from its neighbours' flags, so its links from the wall wait for one load less.
 template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false>
 __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags,
