@@ -6,8 +6,8 @@
 // scattered walls (moving ones; face cells for D3Q19) and in bench_lbm's periodic box (fluid ghosts,
 // streamed into), over slabs of several heights (one row more than the minimum, rows not dividing ny, one
 // slab), the even planes 2 .. nz ahead, 1 (the default), 2 or all 3 pairs per launch (TESSERA_LBM_FUSED_PAIRS)
-// and the three ways of signalling (TESSERA_LBM_FUSED_FENCE: one fence after the barrier, the default, every
-// thread's, or a release reduction after the barrier).
+// and both ways of signalling (TESSERA_LBM_FUSED_FENCE: one fence after the barrier, the default, or every
+// thread's).
 // The closed boxes' face cells take their walls from their own flags (TESSERA_LBM_FACE_CELLS on, the default)
 // or from their neighbours' (off). Every slot of every cell is compared, ghosts and walls included.
 #include <array>
@@ -64,8 +64,7 @@ TEST_CASE("fused steps give the bits of as many tuned steps and the reference's 
       for (const Case& cs : cases) {
         const auto tuned = run(k, pr, cs, 3, false, KernelPath::Tuned);
         const auto ref = run(k, pr, cs, 3, false, KernelPath::Reference);
-        // The default signal (one fence); every thread's; the release reduction (the last two on fewer shapes).
-        for (const char* fence : {"", "all", "release"})
+        for (const char* fence : {"", "all"})  // one fence (the default); every thread's, on fewer shapes
           for (const char* rows : {"", "2", "3", "5", "1000"})
             for (const char* lag : {"", "2", "4", "1000"})
               for (const char* per : {"", "2", "16"}) {  // pairs per launch: 1 (the default), 2 + 1, all 3
@@ -95,7 +94,7 @@ TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]"
   const Case cs{254, 122, 64, true};
   for (Precision pr : {Precision::FP32, Precision::FP16}) {
     const auto tuned = run(LatticeKind::D3Q19, pr, cs, 5, false, KernelPath::Tuned);
-    for (const char* fence : {"all", "one", "release"})
+    for (const char* fence : {"all", "one"})
       for (const char* per : {"", "2", "16"}) {
         INFO(to_string(pr) << " fence " << fence << " pairs per launch '" << per << "'");
         const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FENCE", fence), r("TESSERA_LBM_FUSED_ROWS", "6"),

@@ -76,8 +76,7 @@ bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParam
 // The fused steps (tuned_fused_cuda.cpp, stream_collide_pairs): whether they apply, and `pairs` step pairs
 // (parity 0, left unflipped). fused_rows / fused_lag: the slab height and the planes the even step runs
 // ahead; fused_pairs_per_launch: the most pairs one launch takes (TESSERA_LBM_FUSED_PAIRS); fused_signal_form:
-// how a block signals (TESSERA_LBM_FUSED_FENCE: 0 one fence after the barrier, 1 every thread's, 2 a release
-// reduction after the barrier).
+// how a block signals (TESSERA_LBM_FUSED_FENCE: 0 one fence after the barrier, 1 every thread's).
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p);
 void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs);
 int fused_rows(const LatticeState& s, int lag);

@@ -98,11 +98,10 @@ int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 1, 1
 // TESSERA_LBM_FUSED_FENCE (read per call; measurement): how a block makes its writes visible before it
 // counts an item done: "one" (default: the barrier, then thread 0's fence and atomic, the pattern of the
 // cooperative groups' grid barrier: PTX's fences are cumulative over the writes the barrier ordered before
-// them; on an H100 0.8-2.5 % faster in all eight fp32 cases, LBM item 39), "all" (every thread's fence,
-// then the barrier: the form before 2026-12-06) or "release" (the barrier, then thread 0's release
-// reduction, red.release.gpu: a release needs only the acq_rel fence, not __threadfence's sequentially
-// consistent one). Returns 0, 1, 2 in that order.
-int fused_signal_form() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all", "release"}, "one", "one"); }
+// them; on an H100 0.8-2.5 % faster in all eight fp32 cases, LBM item 39) or "all" (every thread's fence,
+// then the barrier: the form before 2026-12-06). Returns 0 or 1. (Thread 0's red.release.gpu instead of
+// its __threadfence and atomic, MEMBAR.ALL.GPU instead of MEMBAR.SC.GPU, ran at the same speed: item 40.)
+int fused_signal_form() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
 
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
   return tuned_available(s.lattice(), s.precision()) && tuned_pair_applicable(s) && p.kind == CollisionKind::BGK &&
@@ -121,8 +120,7 @@ struct FusedPlan {
   uint32_t tiles;  // blocks per item
   uint32_t lag;    // 2 <= lag <= nz
   uint32_t pairs;  // step pairs in this launch
-  uint32_t signal;  // fused_signal_form(): thread 0's fence after the barrier (0), every thread's before it
-                   // (1), thread 0's release reduction after it (2)
+  uint32_t signal;  // fused_signal_form(): thread 0's fence after the barrier (0), every thread's before it (1)
 };
 struct FusedItem {
   uint32_t pair, slab, k;
@@ -227,12 +225,8 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
     } else {  // the barrier, then thread 0's fence (cumulative over the block's writes the barrier ordered)
       __syncthreads();
       if (threadIdx.x == 0) {
-        if (P.signal == 2u) {
-          asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(sig) : "memory");
-        } else {
-          __threadfence();
-          atomicAdd(sig, 1u);
-        }
+        __threadfence();
+        atomicAdd(sig, 1u);
       }
     }
   }
