@@ -83,6 +83,7 @@ int fused_rows(const LatticeState& s, int lag);
 int fused_lag(const LatticeState& s);
 int fused_pairs_per_launch();
 int fused_signal_form();
+bool fused_xface_early();
 // The one-cell kernel's loads and stores without the collision (stream_pattern_only).
 void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide);
 

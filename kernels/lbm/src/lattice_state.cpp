@@ -166,7 +166,8 @@ bool fused_steps_chosen(const LatticeState& s, const CollisionParams& p) {
 
 std::array<int, 3> fused_steps_shape(const LatticeState& s) {
   const int lag = detail::fused_lag(s);
-  (void)detail::fused_signal_form();  // a bad TESSERA_LBM_FUSED_FENCE is refused here too
+  (void)detail::fused_signal_form();  // a bad TESSERA_LBM_FUSED_FENCE or _XFACE is refused here too
+  (void)detail::fused_xface_early();
   return {detail::fused_rows(s, lag), lag, detail::fused_pairs_per_launch()};
 }
 

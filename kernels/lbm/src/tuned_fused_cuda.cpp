@@ -103,6 +103,11 @@ int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 1, 1
 // its __threadfence and atomic, MEMBAR.ALL.GPU instead of MEMBAR.SC.GPU, ran at the same speed: item 40.)
 int fused_signal_form() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
 
+// TESSERA_LBM_FUSED_XFACE (read per call; measurement): where the odd items' cells on a face normal to x
+// load their links from the wall (with the face cells, face_cells_flagged): "late" (default: after the pair
+// loads are unpacked, as every wall cell) or "early" (with the pair loads: pair_update's XE form).
+bool fused_xface_early() { return knob_choice("TESSERA_LBM_FUSED_XFACE", {"late", "early"}, "late", "late") == 1; }
+
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
   return tuned_available(s.lattice(), s.precision()) && tuned_pair_applicable(s) && p.kind == CollisionKind::BGK &&
          !tuned_force_terms(s, p) && s.grid().ny >= 2;
@@ -191,7 +196,7 @@ __device__ inline PairRows odd_rows(const FusedPlan& P, uint32_t y0, uint32_t y1
 
 // ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished blocks of the even items E(., slab, k);
 // ctr[1 + (slabs + slab) nz + k]: of the odd items. Zeroed before each launch.
-template <class L, class S, int BX, int MB, bool FC>
+template <class L, class S, int BX, int MB, bool FC, bool XE>
 __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
                                                                FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
@@ -212,7 +217,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
     pair_update<L, S, CollisionKind::BGK, 4, false, false, false>(f, sp, flags, ae, g, c_fused_walls, t, it.k,
                                                                   threadIdx.x & 31u, PairRows{y0, y1});
   else
-    pair_update<L, S, CollisionKind::BGK, 4, false, false, FC>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
+    pair_update<L, S, CollisionKind::BGK, 4, false, false, FC, XE>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
                                                                threadIdx.x & 31u, odd_rows(P, y0, y1));
   // The item again from the ticket in shared memory (a volatile load: nothing of it kept live across the
   // update, which at 96 registers spilled otherwise).
@@ -268,15 +273,17 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   // The odd items' face cells take their walls from their own flags (the pair kernel's face form, FC) for
   // D3Q27 as for D3Q19 (2026-12-06; the default kernels stream D3Q27's face cells without a face form).
   const bool face = face_cells_flagged(s);
+  const bool early = fused_xface_early();
   for (int64_t left = pairs; left > 0; left -= P.pairs) {
     P.pairs = uint32_t(std::min(left, cap));
     unsigned* ctr = fused_counters(s, 1u + 2u * std::size_t(P.slabs) * P.nz, st);
-    const auto launch = [&](auto fc) {
-      constexpr bool FC = decltype(fc)::value;
-      stream_collide_fused<L, S, BX, MB, FC><<<unsigned(per_pair * P.pairs), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+    const auto launch = [&](auto fc, auto xe) {
+      constexpr bool FC = decltype(fc)::value, XE = decltype(xe)::value;
+      stream_collide_fused<L, S, BX, MB, FC, XE><<<unsigned(per_pair * P.pairs), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
     };
-    if (face) launch(std::true_type{});
-    else launch(std::false_type{});
+    if (face && early) launch(std::true_type{}, std::true_type{});
+    else if (face) launch(std::true_type{}, std::false_type{});
+    else launch(std::false_type{}, std::false_type{});
     TESSERA_CUDA_CHECK_LAUNCH("lbm::stream_collide_fused");
   }
 }

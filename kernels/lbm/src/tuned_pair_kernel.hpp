@@ -201,7 +201,18 @@ struct PairRows {
 // through with every store masked. The single-lane loads at the warp's ends still wait for the flags.
 // FC (TESSERA_LBM_FACE_CELLS=on; D3Q19, and D3Q27 in the fused steps): a face cell's walls come from its own flag (wall_mask_of), not
 // from its neighbours' flags, so its links from the wall wait for one load less.
-template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false>
+// XE (the fused steps' face form, with FC; TESSERA_LBM_FUSED_XFACE=early): a cell on a face normal to x
+// (flag_face 1 or 2: the first and last cell of every row of a closed box) loads its links from the wall,
+// its own slots, and the wall's flag across the face before the pair loads are unpacked, so its warp waits
+// for one round of loads instead of two (the other wall cells keep the path after the unpacking). One
+// such cell per pair (the upper one if both are).
+template <class L>
+constexpr int links_from_minus_x() {
+  int n = 0;
+  for (int q = 1; q < L::Q; ++q) n += L::c(q, 0) == 1 ? 1 : 0;
+  return n;
+}
+template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false, bool XE = false>
 __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags,
                                    const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
@@ -254,6 +265,32 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   const bool below_hi = lane != 0u && ((b_hi >> (lane - 1u)) & 1u);    // lane - 1 updates its x0 + 1
   const bool above_lo = lane != 31u && ((b_lo >> (lane + 1u)) & 1u);   // lane + 1 updates its x0
 
+  // XE: xf, the x face (1 or 2) of the pair's cell that takes its wall links early (xf_hi: the upper cell),
+  // 0 if none; wx[j]: its own slot q (face 1) or opp(q) (face 2) for the j-th link q with c_x = +1; wfl: the
+  // wall's flag across the face (every wall neighbour of a face cell has the same id).
+  int xf = 0;
+  bool xf_hi = false;
+  float wx[XE ? links_from_minus_x<L>() : 1];
+  uint8_t wfl = 0;
+  if constexpr (XE) {
+    if (a.odd) {
+      const int f_lo = up_lo ? flag_face(fl_lo) : 0, f_hi = up_hi ? flag_face(fl_hi) : 0;
+      xf_hi = f_hi == 1 || f_hi == 2;
+      xf = xf_hi ? f_hi : (f_lo == 1 || f_lo == 2 ? f_lo : 0);
+      if (xf != 0) {
+        const uint32_t cf = c + (xf_hi ? 1u : 0u);
+        wfl = flags[xf == 1 ? cf - 1u : cf + 1u];
+        int j = 0;
+        TESSERA_LBM_UNROLL
+        for (int q = 1; q < Q; ++q)
+          if (L::c(q, 0) == 1) {
+            wx[j] = Storage<S>::load(ld_one<M>((xf == 1 ? sp.p[q] : sp.p[opposite(q)]) + cf));
+            ++j;
+          }
+      }
+    }
+  }
+
   const uint32_t n = g.n;
   float lo[Q], hi[Q];
   if (!a.odd) {
@@ -282,16 +319,37 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
     }
     if (up_lo && !(fl_lo & kStreamFree)) wm_lo = wall_mask_of<L, FC>(flags, a.grid, c, fl_lo);
     if (up_hi && !(fl_hi & kStreamFree)) wm_hi = wall_mask_of<L, FC>(flags, a.grid, c + 1u, fl_hi);
-    if (wm_lo | wm_hi) {  // links from a wall (x - c_q is a wall, bit opp(q)): the cell's own slot q + term
+    // The links from a wall still to load: XE's early cell has them (wx) and is left out here.
+    const uint32_t ld_lo = XE && xf != 0 && !xf_hi ? 0u : wm_lo, ld_hi = XE && xf_hi ? 0u : wm_hi;
+    if (ld_lo | ld_hi) {  // links from a wall (x - c_q is a wall, bit opp(q)): the cell's own slot q + term
       TESSERA_LBM_UNROLL
       for (int q = 1; q < Q; ++q) {
         const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
-        if ((wm_lo >> opposite(q)) & 1u)
+        if ((ld_lo >> opposite(q)) & 1u)
           lo[q] = through_storage<S>(Storage<S>::load(ld_one<M>(sp.p[q] + c)) +
                                      wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) - o]));
-        if ((wm_hi >> opposite(q)) & 1u)
+        if ((ld_hi >> opposite(q)) & 1u)
           hi[q] = through_storage<S>(Storage<S>::load(ld_one<M>(sp.p[q] + (c + 1u))) +
                                      wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 - o]));
+      }
+    }
+    if constexpr (XE) {
+      if (xf != 0) {  // the same values for the early cell: own slot + term, rounded through the storage
+        int j = 0;
+        TESSERA_LBM_UNROLL
+        for (int q = 1; q < Q; ++q)
+          if (L::c(q, 0) == 1) {
+            if (xf == 1) {  // face 1: link q from the wall at x - 1
+              const float v = through_storage<S>(wx[j] + wall_term<L, float>(q, c_pair_walls, wfl));
+              if (xf_hi) hi[q] = v;
+              else lo[q] = v;
+            } else {  // face 2: link opp(q) from the wall at x + 1
+              const float v = through_storage<S>(wx[j] + wall_term<L, float>(opposite(q), c_pair_walls, wfl));
+              if (xf_hi) hi[opposite(q)] = v;
+              else lo[opposite(q)] = v;
+            }
+            ++j;
+          }
       }
     }
   }
