@@ -9,8 +9,8 @@
 // and both ways of signalling (TESSERA_LBM_FUSED_FENCE: one fence after the barrier, the default, or every
 // thread's).
 // The closed boxes' face cells take their walls from their own flags (TESSERA_LBM_FACE_CELLS on, the default)
-// or from their neighbours' (off), the x faces' after the pair loads (the default) or with them
-// (TESSERA_LBM_FUSED_XFACE=early). Every slot of every cell is compared, ghosts and walls included.
+// or from their neighbours' (off), the x faces' with the pair loads (the default) or after them
+// (TESSERA_LBM_FUSED_XFACE=late). Every slot of every cell is compared, ghosts and walls included.
 #include <array>
 #include <cstdlib>
 #include <string>
@@ -86,10 +86,10 @@ TEST_CASE("fused steps give the bits of as many tuned steps and the reference's 
             const tessera::test::ScopedEnv fc("TESSERA_LBM_FACE_CELLS", "off");
             REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
           }
-          for (const char* rows : {"", "3"}) {  // the x faces' wall links loaded early (pair_update's XE form)
+          for (const char* rows : {"", "3"}) {  // the x faces' wall links loaded late (without pair_update's XE)
             INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
-                              << " x faces early, rows '" << rows << "'");
-            const tessera::test::ScopedEnv xe("TESSERA_LBM_FUSED_XFACE", "early"), r("TESSERA_LBM_FUSED_ROWS", rows);
+                              << " x faces late, rows '" << rows << "'");
+            const tessera::test::ScopedEnv xe("TESSERA_LBM_FUSED_XFACE", "late"), r("TESSERA_LBM_FUSED_ROWS", rows);
             REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
           }
         }
@@ -110,8 +110,8 @@ TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]"
             pp("TESSERA_LBM_FUSED_PAIRS", per);
         REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
       }
-    {  // the x faces' wall links loaded early
-      const tessera::test::ScopedEnv xe("TESSERA_LBM_FUSED_XFACE", "early"), r("TESSERA_LBM_FUSED_ROWS", "6");
+    {  // the x faces' wall links loaded late
+      const tessera::test::ScopedEnv xe("TESSERA_LBM_FUSED_XFACE", "late"), r("TESSERA_LBM_FUSED_ROWS", "6");
       REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
     }
   }

@@ -104,9 +104,11 @@ int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 1, 1
 int fused_signal_form() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
 
 // TESSERA_LBM_FUSED_XFACE (read per call; measurement): where the odd items' cells on a face normal to x
-// load their links from the wall (with the face cells, face_cells_flagged): "late" (default: after the pair
-// loads are unpacked, as every wall cell) or "early" (with the pair loads: pair_update's XE form).
-bool fused_xface_early() { return knob_choice("TESSERA_LBM_FUSED_XFACE", {"late", "early"}, "late", "late") == 1; }
+// load their links from the wall (with the face cells, face_cells_flagged): "early" (default: with the pair
+// loads, pair_update's XE form; on an H100 the walled box +0.9-2.6 % D3Q19, +6.3-8.0 % D3Q27 fp32 over
+// "late", LBM item 40, despite 10 / 46 bytes of spills in those two instantiations) or "late" (after the
+// pair loads are unpacked, as every other wall cell: the form before 2026-12-06).
+bool fused_xface_early() { return knob_choice("TESSERA_LBM_FUSED_XFACE", {"early", "late"}, "early", "early") == 0; }
 
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
   return tuned_available(s.lattice(), s.precision()) && tuned_pair_applicable(s) && p.kind == CollisionKind::BGK &&
