@@ -82,7 +82,8 @@ TEST_CASE("fused steps give the bits of as many tuned steps and the reference's 
               }
         if (cs.ghost_walls) {
           {  // the face cells' walls from their neighbours' flags (the odd items without FC)
-            INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz << " face cells off");
+            INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
+                              << " face cells off");
             const tessera::test::ScopedEnv fc("TESSERA_LBM_FACE_CELLS", "off");
             REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
           }

@@ -281,7 +281,8 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
     unsigned* ctr = fused_counters(s, 1u + 2u * std::size_t(P.slabs) * P.nz, st);
     const auto launch = [&](auto fc, auto xe) {
       constexpr bool FC = decltype(fc)::value, XE = decltype(xe)::value;
-      stream_collide_fused<L, S, BX, MB, FC, XE><<<unsigned(per_pair * P.pairs), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+      stream_collide_fused<L, S, BX, MB, FC, XE>
+          <<<unsigned(per_pair * P.pairs), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
     };
     if (face && early) launch(std::true_type{}, std::true_type{});
     else if (face) launch(std::true_type{}, std::false_type{});

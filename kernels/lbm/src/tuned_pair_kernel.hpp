@@ -199,13 +199,13 @@ struct PairRows {
 // arrived (the addresses are inside the slot arrays for every lane: an idle lane's pair is clamped to the
 // plane, as the loads of an active warp's idle lanes already are); a warp with no cell to update runs
 // through with every store masked. The single-lane loads at the warp's ends still wait for the flags.
-// FC (TESSERA_LBM_FACE_CELLS=on; D3Q19, and D3Q27 in the fused steps): a face cell's walls come from its own flag (wall_mask_of), not
-// from its neighbours' flags, so its links from the wall wait for one load less.
-// XE (the fused steps' face form, with FC; TESSERA_LBM_FUSED_XFACE=early, the default): a cell on a face normal to x
-// (flag_face 1 or 2: the first and last cell of every row of a closed box) loads its links from the wall,
-// its own slots, and the wall's flag across the face before the pair loads are unpacked, so its warp waits
-// for one round of loads instead of two (the other wall cells keep the path after the unpacking). One
-// such cell per pair (the upper one if both are).
+// FC (TESSERA_LBM_FACE_CELLS=on; D3Q19, and D3Q27 in the fused steps): a face cell's walls come from its own
+// flag (wall_mask_of), not from its neighbours' flags, so its links from the wall wait for one load less.
+// XE (the fused steps' face form, with FC; TESSERA_LBM_FUSED_XFACE=early, the default): a cell on a face
+// normal to x (flag_face 1 or 2: the first and last cell of every row of a closed box) loads its links from
+// the wall, its own slots, and the wall's flag across the face before the pair loads are unpacked, so its
+// warp waits for one round of loads instead of two (the other wall cells keep the path after the
+// unpacking). One such cell per pair (the upper one if both are).
 template <class L>
 constexpr int links_from_minus_x() {
   int n = 0;
