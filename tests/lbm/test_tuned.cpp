@@ -590,15 +590,17 @@ void emulate_warps(uint32_t threads, uint32_t nz, Body body) {
 
 // One step of the pair kernel, block by block (128 threads) and warp by warp, on a host lattice. SP: its form
 // with the loads ahead of the flags (TESSERA_LBM_SPECULATE); FC: its form that takes the face cells' walls
-// from their own flags (TESSERA_LBM_FACE_CELLS).
-template <class L, class S, CollisionKind K, bool KF, bool SP, bool FC = false>
+// from their own flags (TESSERA_LBM_FACE_CELLS); XE: with FC, the x faces' wall links loaded with the pair
+// loads (the fused steps' TESSERA_LBM_FUSED_XFACE=early).
+template <class L, class S, CollisionKind K, bool KF, bool SP, bool FC = false, bool XE = false>
 void emulated_pair_step(LatticeState& s, const CollisionParams& p, uint32_t align) {
   const GridLayout& g = s.grid();
   const lbm::detail::PairGeom pg = lbm::detail::make_pair_geom(g, align);
   const StepArgs<float> a = lbm::detail::make_step_args<float>(s, p);
   const auto sp = lbm::detail::make_slot_ptrs(static_cast<S*>(s.pops()), L::Q, g.cells());
   emulate_warps(pg.pairs, uint32_t(g.nz), [&](uint32_t t, uint32_t k, unsigned l) {
-    lbm::detail::pair_update<L, S, K, 0, KF, SP, FC>(static_cast<S*>(s.pops()), sp, s.flags(), a, pg, p.walls, t, k, l);
+    lbm::detail::pair_update<L, S, K, 0, KF, SP, FC, XE>(static_cast<S*>(s.pops()), sp, s.flags(), a, pg, p.walls, t,
+                                                          k, l);
   });
   s.parity ^= 1;
   ++s.step;
@@ -641,13 +643,20 @@ void emulated_quad_odd_step(LatticeState& s, const CollisionParams& p) {
 // align = 0: the quad kernel (four cells per thread) for the even steps, and for the odd ones where the rows
 // are a multiple of 4 cells (px % 4 == 0); the pair kernel for the other odd ones. SP: the kernels' forms
 // with the loads ahead of the flags (force-free BGK, TESSERA_LBM_SPECULATE). FC: the pair kernel's form for
-// the face cells (TESSERA_LBM_FACE_CELLS; the ghost walls give every face some).
-template <class L, class S, CollisionKind K, bool KF = true, bool SP = false, bool FC = false>
-void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
+// the face cells (TESSERA_LBM_FACE_CELLS; the ghost walls give every face some), XE: with the x faces' links
+// from the wall loaded early. channel: wall planes (id 2) at padded x = 3 and 6 as well, so that the pair of
+// cells x = 4, 5 between them holds two x-face cells (XE takes the upper one early, the lower one late).
+template <class L, class S, CollisionKind K, bool KF = true, bool SP = false, bool FC = false, bool XE = false>
+void check_emulated(const Case& cs, uint32_t align, double smag = 0.0, bool channel = false) {
   INFO(L::name << (sizeof(S) == 2 ? " fp16 " : " fp32 ") << to_string(K) << " nx " << cs.nx << " align " << align
-               << " force " << KF << " smagorinsky " << smag << " speculative " << SP << " face cells " << FC);
+               << " force " << KF << " smagorinsky " << smag << " speculative " << SP << " face cells " << FC
+               << " x faces early " << XE << " channel " << channel);
   const GridLayout g = grid_for(L::kind, cs.nx, cs.ny, cs.nz);
-  const std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
+  std::vector<uint8_t> fl = sparse_flags(g, cs.ghost_walls, 31);
+  if (channel)
+    for (int64_t k = 1; k < g.pz() - 1; ++k)
+      for (int64_t j = 1; j < g.py() - 1; ++j)
+        for (int64_t i : {3, 6}) fl[std::size_t(i + g.px() * (j + g.py() * k))] = make_wall(2);
   const Precision pr = sizeof(S) == 2 ? Precision::FP16 : Precision::FP32;
   LatticeState ref(L::kind, pr, g, exec::Space::Host), pair(L::kind, pr, g, exec::Space::Host);
   const std::vector<double> f0 = random_pops<L>(g, 32);
@@ -661,6 +670,16 @@ void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
     if (KF) std::memcpy(s->force_field(), force.data(), force.size() * sizeof(float));
   }
   if (FC) REQUIRE((pair.face_cells() > 0) == cs.ghost_walls);
+  if (channel) {  // some pair (4, 5) of the channel has both cells on x faces (faces 1 and 2)
+    const std::vector<uint8_t> marked = read_flags(pair);
+    int both = 0;
+    for (int64_t k = 1; k < g.pz() - 1; ++k)
+      for (int64_t j = 1; j < g.py() - 1; ++j) {
+        const std::size_t c = std::size_t(4 + g.px() * (j + g.py() * k));
+        both += flag_face(marked[c]) == 1 && flag_face(marked[c + 1]) == 2 ? 1 : 0;
+      }
+    REQUIRE(both > 0);
+  }
   CollisionParams p = test_params(K, K == CollisionKind::Regularized ? 0.15 : smag);
   if (!KF) p.force[0] = p.force[1] = p.force[2] = 0.0;
   const exec::Exec ex(exec::Space::Host);
@@ -672,7 +691,7 @@ void check_emulated(const Case& cs, uint32_t align, double smag = 0.0) {
     else if (align == 0 && g.px() % 4 == 0)
       emulated_quad_odd_step<L, S, K, KF>(pair, p);
     else
-      emulated_pair_step<L, S, K, KF, SP, FC>(pair, p, align == 0 ? 2u : align);
+      emulated_pair_step<L, S, K, KF, SP, FC, XE>(pair, p, align == 0 ? 2u : align);
     const std::vector<double> a = read_slots(ref), b = read_slots(pair);
     REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
   }
@@ -710,6 +729,18 @@ TEST_CASE("pair kernel: the warp logic, emulated on the host, gives the referenc
       check_emulated<D3Q19, float, CollisionKind::BGK, false, true>(cs, align);
       check_emulated<D3Q19, float, CollisionKind::BGK, false, false, true>(cs, align);
       check_emulated<D3Q19, half_t, CollisionKind::BGK, false, false, true>(cs, align);
+      check_emulated<D3Q27, float, CollisionKind::BGK, false, false, true>(cs, align);  // the fused steps' form
+      // The x faces' links from the wall loaded early (the fused steps' default odd items).
+      check_emulated<D3Q19, float, CollisionKind::BGK, false, false, true, true>(cs, align);
+      check_emulated<D3Q27, float, CollisionKind::BGK, false, false, true, true>(cs, align);
+      check_emulated<D3Q27, half_t, CollisionKind::BGK, false, false, true, true>(cs, align);
     }
+  // Both cells of a pair on x faces (a channel two cells wide), with and without XE.
+  for (uint32_t align : {2u, 64u}) {
+    check_emulated<D3Q19, float, CollisionKind::BGK, false, false, true, true>(Case{70, 6, 5, true}, align, 0.0, true);
+    check_emulated<D3Q27, float, CollisionKind::BGK, false, false, true, true>(Case{70, 6, 5, true}, align, 0.0, true);
+    check_emulated<D3Q19, half_t, CollisionKind::BGK, false, false, true, false>(Case{70, 6, 5, true}, align, 0.0,
+                                                                                  true);
+  }
 }
 #endif
