@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "catch_compat.hpp"
 #include "lbm_test_util.hpp"
@@ -173,10 +174,16 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
     CHECK_THROWS(fused_steps_shape(s));
   }
   const CollisionParams p = free_params();
-  CHECK_FALSE(fused_steps_chosen(s, p));  // off by default (and a host lattice)
+  CHECK_FALSE(fused_steps_available(s, p));  // a host lattice
+  CHECK(fused_steps_mode() == FusedSteps::Auto);  // the default: timed on the run's own steps
+  const std::pair<const char*, FusedSteps> modes[] = {{"off", FusedSteps::Off}, {"on", FusedSteps::On}, {"auto", FusedSteps::Auto}};
+  for (const auto& [value, mode] : modes) {
+    const tessera::test::ScopedEnv set("TESSERA_LBM_FUSED", value);
+    CHECK(fused_steps_mode() == mode);
+  }
   const tessera::test::ScopedEnv bad("TESSERA_LBM_FUSED", "maybe");
   try {
-    (void)fused_steps_chosen(s, p);
+    (void)fused_steps_mode();
     FAIL("TESSERA_LBM_FUSED=maybe was accepted");
   } catch (const std::exception& e) {
     CHECK(std::string(e.what()).find("TESSERA_LBM_FUSED") != std::string::npos);

@@ -2,6 +2,7 @@
 // MPI_COMM_SELF of rank 0 must give identical density and velocity on every cell.
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "catch_compat.hpp"
 #include "tessera/lbm/solver/partition.hpp"
@@ -92,7 +93,9 @@ TEST_CASE("GPU: N ranks equal 1 rank bit for bit; GPU matches the host", "[lbm][
 // A closed box on one rank has nothing to exchange, so the solver takes its tuned steps in fused pairs
 // (stream_collide_pairs, several pairs per launch) where TESSERA_LBM_FUSED=on: the same bits as step by step, also with
 // an odd number of steps (the last one alone) and across two advance() calls that split a pair. A box
-// with a periodic axis exchanges with itself and keeps single steps.
+// with a periodic axis exchanges with itself and keeps single steps. With auto (the default) the run
+// times both forms on its own steps once a call has the steps for the trial, and keeps the faster: the
+// same bits whichever it keeps, and a call that starts at an odd step or is too short leaves it pending.
 TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single steps", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
   if (test::mpi_rank() != 0) return;
@@ -110,22 +113,43 @@ TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single
     for (int f : {0, 1, 4, 5}) spec.faces[std::size_t(f)].kind = FaceBC::Wall;
     std::vector<float> r_single, u_single, r_fused, u_fused;
     {
-      const tessera::test::ScopedEnv off("TESSERA_LBM_FUSED", "");  // the default: single steps
+      const tessera::test::ScopedEnv off("TESSERA_LBM_FUSED", "off");
       Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
       REQUIRE_FALSE(sim.fused_steps());
-      sim.advance(25);
+      CHECK(sim.fused_choice() == "off");
+      sim.advance(50);
       sim.gather(r_single, u_single);
     }
     {
       Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
       REQUIRE(sim.fused_steps());
       sim.advance(5);  // two pairs and a single step: the next call starts at an odd step
-      sim.advance(20);
+      sim.advance(45);
       sim.gather(r_fused, u_fused);
     }
     REQUIRE(fixtures::max_abs(u_single) > 1e-3);
     REQUIRE(fixtures::same_bits(r_single, r_fused));
     REQUIRE(fixtures::same_bits(u_single, u_fused));
+    std::vector<float> r_auto, u_auto;
+    {
+      const tessera::test::ScopedEnv unset("TESSERA_LBM_FUSED", "");  // the default: auto
+      Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
+      REQUIRE(sim.fused_pending());
+      REQUIRE_FALSE(sim.fused_steps());
+      sim.advance(Simulation::kTrialSteps - 1);  // too few steps for the trial: single steps
+      CHECK(sim.fused_pending());
+      CHECK(sim.step() == Simulation::kTrialSteps - 1);
+      sim.advance(Simulation::kTrialSteps + 1);  // starts at an odd step: one single step, then the trial
+      CHECK_FALSE(sim.fused_pending());
+      CHECK(sim.step() == 2 * Simulation::kTrialSteps);
+      const std::string choice = sim.fused_choice();
+      INFO(choice);
+      CHECK(choice.rfind(sim.fused_steps() ? "auto: fused pairs (" : "auto: single steps (", 0) == 0);
+      sim.advance(50 - 2 * Simulation::kTrialSteps);
+      sim.gather(r_auto, u_auto);
+    }
+    REQUIRE(fixtures::same_bits(r_single, r_auto));
+    REQUIRE(fixtures::same_bits(u_single, u_auto));
   }
 }
 

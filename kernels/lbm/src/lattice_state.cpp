@@ -159,9 +159,8 @@ bool fused_steps_available(const LatticeState& s, const CollisionParams& p) {
          detail::tuned_fused_applicable(s, p);
 }
 
-bool fused_steps_chosen(const LatticeState& s, const CollisionParams& p) {
-  const int v = knob_choice("TESSERA_LBM_FUSED", {"off|auto", "on"}, "off", "off");
-  return v == 1 && fused_steps_available(s, p);
+FusedSteps fused_steps_mode() {
+  return FusedSteps(knob_choice("TESSERA_LBM_FUSED", {"off", "on", "auto"}, "auto", "auto"));
 }
 
 std::array<int, 3> fused_steps_shape(const LatticeState& s) {

@@ -104,6 +104,7 @@ int run(Runtime& rt, const Case& c, const RunOptions& opt) {
   };
   auto finish = [&](int status, const char* why) {
     manifest["output"] = {{"xdmf", out.xdmf_path()}, {"last_fields", out.last_written()}, {"last_checkpoint", last_ckpt}};
+    manifest["kernel"]["fused_steps"] = sim.fused_choice();  // TESSERA_LBM_FUSED's choice on this rank
     return rec.finish(status, why, sim.step(), double(sim.step()) * units.dt);
   };
   // Writes the fields of the current step; false (after a clear message) when the run went unstable.

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/core/stream.hpp"
 #include "tessera/domain/field_memory.hpp"
 
 namespace tessera::lbm {
@@ -153,8 +155,10 @@ Simulation::Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec) : 
     }
   }
   split_shell(CellBox::whole(g), halo_->exchanging_sides(), 1, interior_, shell_);
-  fused_ = spec_.path == KernelPath::Tuned && halo_->values_per_exchange(true) == 0 &&
-           halo_->values_per_exchange(false) == 0 && links_.size() == 0 && fused_steps_chosen(*state_, spec_.collision);
+  const FusedSteps mode = fused_steps_mode();  // read (and a bad value refused) on every rank
+  if (spec_.path == KernelPath::Tuned && halo_->values_per_exchange(true) == 0 && halo_->values_per_exchange(false) == 0 &&
+      links_.size() == 0 && fused_steps_available(*state_, spec_.collision))
+    fused_ = mode == FusedSteps::On ? Fused::On : mode == FusedSteps::Off ? Fused::Off : Fused::Pending;
 }
 
 // With the AA pattern a cell touches only itself and its lattice neighbours (|c_q,a| <= 1), and the
@@ -193,6 +197,62 @@ void Simulation::finish_links() {
     interpolated_bounce_back(ex_, *state_, spec_.collision, links_.data(), int64_t(links_.size()), fstar_.data());
 }
 
+// One step and what follows it: the halo exchange (overlapped with the interior where the spec asks) and
+// the interpolated links.
+void Simulation::single_step() {
+  if (!spec_.overlap) {
+    stream_collide(ex_, *state_, spec_.collision, spec_.path);
+    halo_->exchange(ex_, *state_);
+    finish_links();
+    return;
+  }
+  // See split_shell(): shell, pack + send, interior while the populations travel, unpack.
+  const bool even = state_->parity == 0;
+  for (const CellBox& b : shell_) stream_collide_box(ex_, *state_, spec_.collision, b, spec_.path);
+  halo_->start(ex_, *state_, /*forward=*/even);
+  stream_collide_box(ex_, *state_, spec_.collision, interior_, spec_.path);
+  halo_->finish(ex_, *state_);
+  end_step(*state_);
+  finish_links();
+}
+
+// TESSERA_LBM_FUSED=auto: which form is faster depends on the card and the box (docs/performance.md, LBM
+// item 41), so the run times both on its own steps, which count as steps of the run (the bits are the same
+// either way): a fused pair and two single steps untimed (the first launches: counters allocated, caches
+// and clocks warmed), then kTrialPairs fused pairs and 2 kTrialPairs single steps between CUDA events.
+// Called at an even step with at least kTrialSteps steps left in the call.
+void Simulation::fused_trial() {
+  const exec::Space sp = ex_.space;
+  Event t0(sp), t1(sp), t2(sp);
+  stream_collide_pairs(ex_, *state_, spec_.collision, 1);
+  single_step();
+  single_step();
+  t0.record(ex_.stream);
+  stream_collide_pairs(ex_, *state_, spec_.collision, kTrialPairs);
+  t1.record(ex_.stream);
+  for (int64_t i = 0; i < 2 * kTrialPairs; ++i) single_step();
+  t2.record(ex_.stream);
+  t2.synchronize();
+  trial_ms_[0] = Event::elapsed_ms(t0, t1) / double(kTrialPairs);
+  trial_ms_[1] = Event::elapsed_ms(t1, t2) / double(kTrialPairs);
+  fused_ = trial_ms_[0] < trial_ms_[1] ? Fused::AutoOn : Fused::AutoOff;
+  log::info("lbm: {} (TESSERA_LBM_FUSED=auto; on or off to choose)", fused_choice());
+}
+
+std::string Simulation::fused_choice() const {
+  switch (fused_) {
+    case Fused::No: return "not applicable";
+    case Fused::Off: return "off";
+    case Fused::On: return "on";
+    case Fused::Pending: return "auto: pending";
+    default: break;
+  }
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "auto: %s (%.3f ms per step pair fused against %.3f as two single steps)",
+                fused_ == Fused::AutoOn ? "fused pairs" : "single steps", trial_ms_[0], trial_ms_[1]);
+  return buf;
+}
+
 void Simulation::advance(int64_t steps) {
   int64_t ramp = 0;  // the longest inlet ramp (one factor for all inlets)
   for (const FaceBC& f : spec_.faces)
@@ -202,28 +262,21 @@ void Simulation::advance(int64_t steps) {
       const double t = std::min(1.0, double(state_->step) / double(ramp));
       spec_.collision.open.ramp = float(0.5 * (1.0 - std::cos(3.141592653589793 * t)));
     }
-    // Nothing happens between two steps here (no exchange, no links, no inlet ramp): the rest of the call's
-    // steps in fused pairs (several per launch), an odd one left to the single step below.
-    if (fused_ && state_->parity == 0 && s + 1 < steps) {
+    // Nothing happens between two steps here (no exchange, no links, no inlet ramp): first, with auto, the
+    // trial where this call has the steps for it; then the rest of the call's steps in fused pairs (several
+    // per launch) if that is the choice, an odd one left to the single step below.
+    if (fused_ == Fused::Pending && state_->parity == 0 && steps - s >= kTrialSteps) {
+      fused_trial();
+      s += kTrialSteps - 1;
+      continue;
+    }
+    if (fused_steps() && state_->parity == 0 && s + 1 < steps) {
       const int64_t pairs = (steps - s) / 2;
       stream_collide_pairs(ex_, *state_, spec_.collision, pairs);
       s += 2 * pairs - 1;
       continue;
     }
-    if (!spec_.overlap) {
-      stream_collide(ex_, *state_, spec_.collision, spec_.path);
-      halo_->exchange(ex_, *state_);
-      finish_links();
-      continue;
-    }
-    // See split_shell(): shell, pack + send, interior while the populations travel, unpack.
-    const bool even = state_->parity == 0;
-    for (const CellBox& b : shell_) stream_collide_box(ex_, *state_, spec_.collision, b, spec_.path);
-    halo_->start(ex_, *state_, /*forward=*/even);
-    stream_collide_box(ex_, *state_, spec_.collision, interior_, spec_.path);
-    halo_->finish(ex_, *state_);
-    end_step(*state_);
-    finish_links();
+    single_step();
   }
   exec::fence(ex_);
 }

@@ -142,11 +142,15 @@ void stream_collide_pairs(const exec::Exec& ex, LatticeState& s, const Collision
 // Whether stream_collide_two applies: a GPU build, D3Q19 or D3Q27 with fp32 or fp16 storage, BGK without
 // any force or LES, an even nx (the pair kernel's layout), ny >= 2.
 bool fused_steps_available(const LatticeState& s, const CollisionParams& p);
-// Whether a run that can take its steps in fused pairs (nothing between the two steps of a pair: no halo
-// exchange, no interpolated links) should: TESSERA_LBM_FUSED (read per call) on: wherever available; unset,
-// off or auto: never (the solver's closed boxes are the walled case, where the fused steps measured slower
-// than the default kernels on an H200: docs/performance.md, LBM item 36); other values are refused.
-bool fused_steps_chosen(const LatticeState& s, const CollisionParams& p);
+// How a run that can take its steps in fused pairs (nothing between the two steps of a pair: no halo
+// exchange, no interpolated links, fused_steps_available) should, from TESSERA_LBM_FUSED (read per call):
+// "auto" (unset: the default since 2026-12-06) times both forms on the run's own first steps and keeps
+// the faster (lbm::Simulation; the bits are the same either way: the fused pair is two tuned steps bit
+// for bit), "on" always fused, "off" never. Other values are refused. Why auto: the fused launch is 17-22 %
+// (D3Q19) and 9-16 % (D3Q27) faster than the default kernels in the walled box on an H100, but on an H200
+// it was up to 6 % (D3Q19) and 20 % (D3Q27) slower there (docs/performance.md, LBM items 38, 40 and 41).
+enum class FusedSteps { Off, On, Auto };
+FusedSteps fused_steps_mode();
 // The shape stream_collide_pairs would take for s now: {rows per slab, planes the even step runs ahead, the
 // most step pairs per launch}.
 std::array<int, 3> fused_steps_shape(const LatticeState& s);

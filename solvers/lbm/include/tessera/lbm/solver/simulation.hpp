@@ -6,6 +6,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tessera/domain/transport.hpp"
@@ -115,14 +116,27 @@ class Simulation {
   Buffer<double> fstar_;  // per link f*_q(x_f) of the last step, for the forces
   void finish_links();    // the links' pass after a step (no-op without links)
   // Steps taken in fused pairs (stream_collide_pairs): the tuned path on a rank with nothing to exchange and
-  // no interpolated links, where fused_steps_chosen (TESSERA_LBM_FUSED=on; decided at construction).
-  bool fused_ = false;
+  // no interpolated links (decided at construction), as fused_steps_mode() says: Off / On, or with auto
+  // Pending until advance() has timed both forms on the run's own steps (fused_trial), then AutoOn / AutoOff.
+  enum class Fused { No, Off, On, Pending, AutoOn, AutoOff };
+  Fused fused_ = Fused::No;
+  double trial_ms_[2] = {0.0, 0.0};  // auto: ms per step pair fused, and as two single steps
+  void single_step();                // one step with its exchange and links (advance's loop body)
+  void fused_trial();                // auto: 2 + 2 x kTrialPairs step pairs, timed both ways; sets fused_
 
  public:
+  // Steps of the auto trial (see fused_trial): a call of advance() with fewer steps left leaves it pending.
+  static constexpr int64_t kTrialPairs = 4;
+  static constexpr int64_t kTrialSteps = 4 * (1 + kTrialPairs);
   // This rank's interpolated links (0 when spec.link_fraction is unset or no link needs it).
   int64_t interpolated_links() const { return int64_t(links_.size()); }
-  // Whether advance() takes its steps in fused pairs (see fused_).
-  bool fused_steps() const { return fused_; }
+  // Whether advance() now takes its steps in fused pairs (see fused_).
+  bool fused_steps() const { return fused_ == Fused::On || fused_ == Fused::AutoOn; }
+  // Whether the choice is still open (TESSERA_LBM_FUSED=auto, no trial run yet).
+  bool fused_pending() const { return fused_ == Fused::Pending; }
+  // The choice in words, for the log and the run manifest: "not applicable", "off", "on", "auto: pending",
+  // "auto: fused pairs (0.81 ms per step pair against 0.97 as single steps)" or "auto: single steps (...)".
+  std::string fused_choice() const;
 };
 
 }  // namespace tessera::lbm
