@@ -94,8 +94,8 @@ TEST_CASE("GPU: N ranks equal 1 rank bit for bit; GPU matches the host", "[lbm][
 // (stream_collide_pairs, several pairs per launch) where TESSERA_LBM_FUSED=on: the same bits as step by step, also with
 // an odd number of steps (the last one alone) and across two advance() calls that split a pair. A box
 // with a periodic axis exchanges with itself and keeps single steps. With auto (the default) the run
-// times both forms on its own steps once a call has the steps for the trial, and keeps the faster: the
-// same bits whichever it keeps, and a call that starts at an odd step or is too short leaves it pending.
+// times both forms on its first steps (a trial of kTrialSteps steps, which may span calls) and keeps the
+// faster: the same bits whichever it keeps, also with the trial split over calls that start at odd steps.
 TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single steps", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
   if (test::mpi_rank() != 0) return;
@@ -136,10 +136,12 @@ TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single
       Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
       REQUIRE(sim.fused_pending());
       REQUIRE_FALSE(sim.fused_steps());
-      sim.advance(Simulation::kTrialSteps - 1);  // too few steps for the trial: single steps
+      sim.advance(3);  // a pair of the trial, then a single step
+      CHECK(sim.fused_pending());
+      sim.advance(Simulation::kTrialSteps - 4);  // at an odd step: a single step, 7 pairs of the trial, a single step
       CHECK(sim.fused_pending());
       CHECK(sim.step() == Simulation::kTrialSteps - 1);
-      sim.advance(Simulation::kTrialSteps + 1);  // starts at an odd step: one single step, then the trial
+      sim.advance(Simulation::kTrialSteps + 1);  // a single step, the trial's last 2 pairs, the choice, the rest
       CHECK_FALSE(sim.fused_pending());
       CHECK(sim.step() == 2 * Simulation::kTrialSteps);
       const std::string choice = sim.fused_choice();

@@ -218,25 +218,39 @@ void Simulation::single_step() {
 
 // TESSERA_LBM_FUSED=auto: which form is faster depends on the card and the box (docs/performance.md, LBM
 // item 41), so the run times both on its own steps, which count as steps of the run (the bits are the same
-// either way): a fused pair and two single steps untimed (the first launches: counters allocated, caches
-// and clocks warmed), then kTrialPairs fused pairs and 2 kTrialPairs single steps between CUDA events.
-// Called at an even step with at least kTrialSteps steps left in the call.
-void Simulation::fused_trial() {
+// either way). The trial is 2 + 2 kTrialPairs step pairs (kTrialSteps steps): a fused pair and a pair of
+// single steps untimed (the first launches: counters allocated, caches and clocks warmed), then kTrialPairs
+// fused pairs and kTrialPairs pairs of single steps, each run between CUDA events. It takes up to `pairs`
+// of them now (advance() calls it at an even step) and goes on in later calls, so that a run advanced in
+// short calls (outputs or probes every few steps) still decides; returns the pairs it ran.
+int64_t Simulation::fused_trial(int64_t pairs) {
   const exec::Space sp = ex_.space;
-  Event t0(sp), t1(sp), t2(sp);
-  stream_collide_pairs(ex_, *state_, spec_.collision, 1);
-  single_step();
-  single_step();
-  t0.record(ex_.stream);
-  stream_collide_pairs(ex_, *state_, spec_.collision, kTrialPairs);
-  t1.record(ex_.stream);
-  for (int64_t i = 0; i < 2 * kTrialPairs; ++i) single_step();
-  t2.record(ex_.stream);
-  t2.synchronize();
-  trial_ms_[0] = Event::elapsed_ms(t0, t1) / double(kTrialPairs);
-  trial_ms_[1] = Event::elapsed_ms(t1, t2) / double(kTrialPairs);
-  fused_ = trial_ms_[0] < trial_ms_[1] ? Fused::AutoOn : Fused::AutoOff;
-  log::info("lbm: {} (TESSERA_LBM_FUSED=auto; on or off to choose)", fused_choice());
+  int64_t done = 0;
+  while (done < pairs && fused_ == Fused::Pending) {
+    const int64_t u = trial_unit_;
+    const bool fused = u == 0 || (u >= 2 && u < 2 + kTrialPairs), timed = u >= 2;
+    const int64_t run_end = u < 2 ? u + 1 : u < 2 + kTrialPairs ? 2 + kTrialPairs : 2 + 2 * kTrialPairs;
+    const int64_t n = std::min(run_end - u, pairs - done);  // units of this kind now
+    Event t0(sp), t1(sp);
+    t0.record(ex_.stream);
+    if (fused) stream_collide_pairs(ex_, *state_, spec_.collision, n);
+    else
+      for (int64_t i = 0; i < 2 * n; ++i) single_step();
+    t1.record(ex_.stream);
+    if (timed) {
+      t1.synchronize();
+      trial_ms_[fused ? 0 : 1] += Event::elapsed_ms(t0, t1);
+    }
+    trial_unit_ += n;
+    done += n;
+    if (trial_unit_ == 2 + 2 * kTrialPairs) {
+      trial_ms_[0] /= double(kTrialPairs);
+      trial_ms_[1] /= double(kTrialPairs);
+      fused_ = trial_ms_[0] < trial_ms_[1] ? Fused::AutoOn : Fused::AutoOff;
+      log::info("lbm: {} (TESSERA_LBM_FUSED=auto; on or off to choose)", fused_choice());
+    }
+  }
+  return done;
 }
 
 std::string Simulation::fused_choice() const {
@@ -263,11 +277,10 @@ void Simulation::advance(int64_t steps) {
       spec_.collision.open.ramp = float(0.5 * (1.0 - std::cos(3.141592653589793 * t)));
     }
     // Nothing happens between two steps here (no exchange, no links, no inlet ramp): first, with auto, the
-    // trial where this call has the steps for it; then the rest of the call's steps in fused pairs (several
+    // trial (or what is left of it); then the rest of the call's steps in fused pairs (several
     // per launch) if that is the choice, an odd one left to the single step below.
-    if (fused_ == Fused::Pending && state_->parity == 0 && steps - s >= kTrialSteps) {
-      fused_trial();
-      s += kTrialSteps - 1;
+    if (fused_ == Fused::Pending && state_->parity == 0 && s + 1 < steps) {
+      s += 2 * fused_trial((steps - s) / 2) - 1;
       continue;
     }
     if (fused_steps() && state_->parity == 0 && s + 1 < steps) {

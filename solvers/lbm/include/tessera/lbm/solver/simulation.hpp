@@ -121,11 +121,12 @@ class Simulation {
   enum class Fused { No, Off, On, Pending, AutoOn, AutoOff };
   Fused fused_ = Fused::No;
   double trial_ms_[2] = {0.0, 0.0};  // auto: ms per step pair fused, and as two single steps
+  int64_t trial_unit_ = 0;           // auto: step pairs of the trial run so far
   void single_step();                // one step with its exchange and links (advance's loop body)
-  void fused_trial();                // auto: 2 + 2 x kTrialPairs step pairs, timed both ways; sets fused_
+  int64_t fused_trial(int64_t pairs);  // auto: up to `pairs` pairs of the trial; sets fused_ at its end
 
  public:
-  // Steps of the auto trial (see fused_trial): a call of advance() with fewer steps left leaves it pending.
+  // The auto trial (see fused_trial): 2 + 2 kTrialPairs step pairs, over one or several advance() calls.
   static constexpr int64_t kTrialPairs = 4;
   static constexpr int64_t kTrialSteps = 4 * (1 + kTrialPairs);
   // This rank's interpolated links (0 when spec.link_fraction is unset or no link needs it).
