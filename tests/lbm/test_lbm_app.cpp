@@ -121,6 +121,7 @@ TEST_CASE("lbm: stop before --max-walltime (exit 3, checkpoint), --restart auto 
   // numerics.kernel's default, named in the manifest with its form
   REQUIRE(m["kernel"]["path"] == "reference");
   REQUIRE(m["kernel"]["form"] == "portable");
+  REQUIRE(m["kernel"]["fused_steps"] == "not applicable");  // the reference path takes single steps
   REQUIRE(m["throughput"]["value"].get<double>() > 0);
   REQUIRE(m["steps_this_run"] == 320 - 20);  // the resumed run counts only its own steps
   REQUIRE(m["restarted_from"].get<std::string>().find("checkpoint") != std::string::npos);
