@@ -136,7 +136,8 @@ class Simulation {
   // Whether the choice is still open (TESSERA_LBM_FUSED=auto, no trial run yet).
   bool fused_pending() const { return fused_ == Fused::Pending; }
   // The choice in words, for the log and the run manifest: "not applicable", "off", "on", "auto: pending",
-  // "auto: fused pairs (0.81 ms per step pair against 0.97 as single steps)" or "auto: single steps (...)".
+  // "auto: fused pairs (1.617 ms per step pair fused against 1.896 as two single steps)" or "auto: single
+  // steps (...)": the trial's ms per step pair.
   std::string fused_choice() const;
 };
 
