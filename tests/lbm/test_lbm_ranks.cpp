@@ -93,7 +93,7 @@ TEST_CASE("GPU: N ranks equal 1 rank bit for bit; GPU matches the host", "[lbm][
 // A closed box on one rank has nothing to exchange, so the solver takes its tuned steps in fused pairs
 // (stream_collide_pairs, several pairs per launch) where TESSERA_LBM_FUSED=on: the same bits as step by step, also with
 // an odd number of steps (the last one alone) and across two advance() calls that split a pair. A box
-// with a periodic axis exchanges with itself and keeps single steps. With auto (the default) the run
+// with periodic axes on one rank takes fused pairs too (next test case). With auto (the default) the run
 // times both forms on its first steps (a trial of kTrialSteps steps, which may span calls) and keeps the
 // faster: the same bits whichever it keeps, also with the trial split over calls that start at odd steps.
 TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single steps", "[lbm][gpu]") {
@@ -104,12 +104,7 @@ TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single
     SimulationSpec spec = fixtures::periodic_3d(k, Precision::FP32, CollisionKind::BGK, {14, 11, 9}, /*sphere=*/true);
     spec.collision.force[0] = 0.0;  // the fused steps are force-free; the moving wall drives the flow
     spec.path = KernelPath::Tuned;
-    std::vector<float> r_periodic, u_periodic;
     const tessera::test::ScopedEnv on("TESSERA_LBM_FUSED", "on");
-    {
-      Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
-      CHECK_FALSE(sim.fused_steps());  // x and z periodic: a self-exchange after every step
-    }
     for (int f : {0, 1, 4, 5}) spec.faces[std::size_t(f)].kind = FaceBC::Wall;
     std::vector<float> r_single, u_single, r_fused, u_fused;
     {
@@ -153,6 +148,48 @@ TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single
     REQUIRE(fixtures::same_bits(r_single, r_auto));
     REQUIRE(fixtures::same_bits(u_single, u_auto));
   }
+}
+
+// One rank along periodic axes exchanges with itself: the fused even step writes the forward exchange into
+// the ghost layer (store_images) and the solver runs the reverse exchange after each pair. The same bits
+// as single steps with their exchanges: x and z periodic (y walls, the lid moving) and every axis periodic,
+// in one slab and in slabs of 3 rows (the first slab's row 0 left to the last slab), with a sphere inside
+// and a plate of solid cells on the periodic side x = 0 (copied as they are), D3Q19 / D3Q27, fp32 / fp16.
+TEST_CASE("GPU: periodic axes on one rank take fused step pairs and give the bits of single steps", "[lbm][gpu]") {
+  TESSERA_GPU_TEST();
+  if (test::mpi_rank() != 0) return;
+  for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
+    for (Precision pr : {Precision::FP32, Precision::FP16})
+      for (int all : {0, 1})
+        for (const char* rows : {"", "3"}) {
+          INFO(to_string(k) << " " << to_string(pr) << (all ? " every axis periodic" : " x, z periodic") << " rows '" << rows << "'");
+          SimulationSpec spec = fixtures::periodic_3d(k, pr, CollisionKind::BGK, {14, 11, 9}, /*sphere=*/true);
+          spec.collision.force[0] = 0.0;
+          spec.path = KernelPath::Tuned;
+          if (all) spec.faces[2].kind = spec.faces[3].kind = FaceBC::Periodic;
+          const auto sphere = spec.solid;
+          spec.solid = [sphere](int64_t x, int64_t y, int64_t z) { return sphere(x, y, z) || (x == 0 && y >= 4 && y <= 6 && z >= 2); };
+          const tessera::test::ScopedEnv slab("TESSERA_LBM_FUSED_ROWS", rows);
+          std::vector<float> r_single, u_single, r_fused, u_fused;
+          {
+            const tessera::test::ScopedEnv off("TESSERA_LBM_FUSED", "off");
+            Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
+            REQUIRE_FALSE(sim.fused_steps());
+            sim.advance(31);
+            sim.gather(r_single, u_single);
+          }
+          {
+            const tessera::test::ScopedEnv on("TESSERA_LBM_FUSED", "on");
+            Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
+            REQUIRE(sim.fused_steps());
+            sim.advance(7);  // three pairs and a single step: the next call starts at an odd step
+            sim.advance(24);
+            sim.gather(r_fused, u_fused);
+          }
+          REQUIRE(fixtures::max_abs(u_single) > 1e-3);
+          REQUIRE(fixtures::same_bits(r_single, r_fused));
+          REQUIRE(fixtures::same_bits(u_single, u_fused));
+        }
 }
 
 // The automatic rank grid splits where the halo is smallest and contiguous: z for a box long in z (not

@@ -78,7 +78,7 @@ bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParam
 // ahead; fused_pairs_per_launch: the most pairs one launch takes (TESSERA_LBM_FUSED_PAIRS); fused_signal_form:
 // how a block signals (TESSERA_LBM_FUSED_FENCE: 0 one fence after the barrier, 1 every thread's).
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p);
-void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs);
+void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs, unsigned per);
 int fused_rows(const LatticeState& s, int lag);
 int fused_lag(const LatticeState& s);
 int fused_pairs_per_launch();

@@ -143,12 +143,15 @@ void stream_collide(const exec::Exec& ex, LatticeState& s, const CollisionParams
   end_step(s);
 }
 
-void stream_collide_pairs(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs) {
+void stream_collide_pairs(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs,
+                          unsigned periodic) {
   TESSERA_REQUIRE(pairs >= 0, "stream_collide_pairs: a negative number of step pairs");
+  TESSERA_REQUIRE(periodic < 8u && (periodic == 0u || pairs <= 1),
+                  "stream_collide_pairs: periodic axes take one pair per call (the reverse exchange follows each pair)");
   if (pairs == 0) return;
   TESSERA_REQUIRE(p.omega > 0.0 && p.omega < 2.0, "relaxation rate omega = 1/tau must lie in (0, 2)");
   TESSERA_REQUIRE(!p.open.active, "the fused LBM steps have no open boundaries: use stream_collide");
-  detail::tuned_fused_steps(ex, s, p, pairs);
+  detail::tuned_fused_steps(ex, s, p, pairs, periodic);
   for (int64_t i = 0; i < 2 * pairs; ++i) end_step(s);
 }
 

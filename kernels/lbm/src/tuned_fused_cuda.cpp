@@ -36,9 +36,19 @@
 // items are done at (p + 1) tiles), since no item of pair p + 1 can finish before the items of pair p it
 // depends on.
 //
+// Periodic axes (one rank whose ghost layer is its own image, FusedPlan::per; one pair per launch): the
+// even items write the forward exchange themselves (pair_update's PER form, store_images: every cell on a
+// periodic side stores its slots into its ghost images), and the caller runs the reverse exchange after the
+// launch. The odd step of a plane or row then reads images that the even step of the box's other end
+// writes: along x within the same item; along z the odd planes run one later, O(1) .. O(nz - 1) and O(0)
+// last (after E(nz - 1), whose images are the ghost plane -1), and they wait for planes k - 1 .. k + 1 mod
+// nz; along y the first slab's odd items leave row 0 to the last slab's (after E of row ny - 1, whose images
+// are the ghost row -1), which also wait for the first slab's even items. Row 0 and plane 0 are then read
+// late, from DRAM (a row per plane and a plane per slab).
+//
 // Limits (checked by stream_collide_two): BGK without any force, the pair kernel's layout
 // (tuned_pair_applicable), no halo exchange between the two steps (one rank whose ghosts need none, such as
-// a closed box; bench_lbm's periodic box is timed without its exchange), no staged wall links (the pair kernel bounces the wall links itself, the
+// a closed box, or one with periodic axes as above; bench_lbm's periodic box is timed without its exchange), no staged wall links (the pair kernel bounces the wall links itself, the
 // face cells from their own flags as the default odd step does).
 #include "lattice_impl.hpp"
 #include "lattice_ops.hpp"
@@ -128,6 +138,7 @@ struct FusedPlan {
   uint32_t lag;    // 2 <= lag <= nz
   uint32_t pairs;  // step pairs in this launch
   uint32_t signal;  // fused_signal_form(): thread 0's fence after the barrier (0), every thread's before it (1)
+  uint32_t per;     // periodic axes (bits x = 1, y = 2, z = 4; one pair per launch): see "Periodic axes" above
 };
 struct FusedItem {
   uint32_t pair, slab, k;
@@ -152,6 +163,7 @@ __device__ inline FusedItem fused_item(const FusedPlan& P, uint32_t pos) {
     it.odd = true;
     it.k = rest + (q - 2u * rest);
   }
+  if (it.odd && (P.per & 4u)) it.k = it.k + 1u == P.nz ? 0u : it.k + 1u;  // z periodic: O(1) .. O(nz - 1), O(0)
   return it;
 }
 
@@ -166,10 +178,20 @@ __device__ inline unsigned ld_acquire(const unsigned* p) {
 // s1 (lanes past the range wait for its last counter again, which is harmless). So the six loads are in
 // flight together rather than one after the other (2026-12-06: the same speed with one pair per launch,
 // 6-8 % faster with ten on an H100); the barrier after the wait orders them before every thread's loads.
-__device__ inline void wait_plane(const FusedPlan& P, const unsigned* done, uint32_t s0, uint32_t s1, uint32_t k,
-                                  unsigned need, uint32_t lane) {
-  const uint32_t klo = k == 0u ? 0u : k - 1u, khi = min(k + 1u, P.nz - 1u);
-  const uint32_t sl = min(s0 + lane / 3u, s1), kk = min(klo + lane % 3u, khi);
+// With z periodic the planes wrap (k - 1 and k + 1 mod nz); lanes 6 .. 8 wait for slab s2's planes (the
+// first slab, for the last slab's odd items with y periodic; else s2 = s1).
+__device__ inline void wait_plane(const FusedPlan& P, const unsigned* done, uint32_t s0, uint32_t s1, uint32_t s2,
+                                  uint32_t k, unsigned need, uint32_t lane) {
+  uint32_t kk;
+  if (P.per & 4u) {
+    kk = k + P.nz - 1u + lane % 3u;
+    kk = kk >= P.nz ? kk - P.nz : kk;
+    kk = kk >= P.nz ? kk - P.nz : kk;
+  } else {
+    const uint32_t klo = k == 0u ? 0u : k - 1u, khi = min(k + 1u, P.nz - 1u);
+    kk = min(klo + lane % 3u, khi);
+  }
+  const uint32_t sl = lane >= 6u ? s2 : min(s0 + lane / 3u, s1);
   while (ld_acquire(done + sl * P.nz + kk) < need) __nanosleep(32);
 }
 // Whether item `it` waits for others (the same answer for every thread of its block).
@@ -179,11 +201,16 @@ __device__ inline bool fused_waits(const FusedItem& it) { return it.odd || it.pa
 // before it; an even item of a later pair until the previous pair's odd step has finished planes k - 1 ..
 // k + 1 of its slab and of the slab after it. done: the even counters, then the odd ones (slabs nz each).
 __device__ inline void fused_wait(const FusedPlan& P, const unsigned* done, const FusedItem& it, uint32_t lane) {
-  if (lane >= 6u) return;
-  if (it.odd)
-    wait_plane(P, done, it.slab == 0u ? 0u : it.slab - 1u, it.slab, it.k, (it.pair + 1u) * P.tiles, lane);
-  else
-    wait_plane(P, done + P.slabs * P.nz, it.slab, min(it.slab + 1u, P.slabs - 1u), it.k, it.pair * P.tiles, lane);
+  if (lane >= 9u) return;
+  if (it.odd) {
+    // y periodic: the last slab's odd items also read the first slab's rows 0 and 1 (store_images' ghost row
+    // ny, and the row-0 pass of odd_rows)
+    const uint32_t s2 = (P.per & 2u) && it.slab + 1u == P.slabs ? 0u : it.slab;
+    wait_plane(P, done, it.slab == 0u ? 0u : it.slab - 1u, it.slab, s2, it.k, (it.pair + 1u) * P.tiles, lane);
+  } else {
+    const uint32_t s1 = min(it.slab + 1u, P.slabs - 1u);
+    wait_plane(P, done + P.slabs * P.nz, it.slab, s1, s1, it.k, it.pair * P.tiles, lane);
+  }
 }
 // The counter a finished item counts in: every even item's; an odd item's only if a later pair of the
 // launch waits for it (else nullptr: no fence needed).
@@ -191,14 +218,16 @@ __device__ inline unsigned* fused_signal(const FusedPlan& P, unsigned* done, con
   if (!it.odd) return done + it.slab * P.nz + it.k;
   return it.pair + 1u < P.pairs ? done + (P.slabs + it.slab) * P.nz + it.k : nullptr;
 }
-// The rows an odd item of the slab [y0, y1) updates: [y0 - 1, y1 - 1), the last slab's up to ny.
+// The rows an odd item of the slab [y0, y1) updates: [y0 - 1, y1 - 1), the last slab's up to ny. With y
+// periodic row 0 reads the ghost row -1, the image of row ny - 1, which the last slab's even items write:
+// the first slab's odd items start at row 1 and the last slab's take row 0 after their own rows.
 __device__ inline PairRows odd_rows(const FusedPlan& P, uint32_t y0, uint32_t y1) {
-  return PairRows{y0 == 0u ? 0u : y0 - 1u, y1 == P.ny ? P.ny : y1 - 1u};
+  return PairRows{y0 == 0u ? ((P.per & 2u) && P.ny > 1u ? 1u : 0u) : y0 - 1u, y1 == P.ny ? P.ny : y1 - 1u};
 }
 
 // ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished blocks of the even items E(., slab, k);
 // ctr[1 + (slabs + slab) nz + k]: of the odd items. Zeroed before each launch.
-template <class L, class S, int BX, int MB, bool FC, bool XE>
+template <class L, class S, int BX, int MB, bool FC, bool XE, bool PER>
 __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
                                                                FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
@@ -215,12 +244,17 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
     fused_wait(P, done, it, threadIdx.x);
     __syncthreads();
   }
-  if (!it.odd)
-    pair_update<L, S, CollisionKind::BGK, 4, false, false, false>(f, sp, flags, ae, g, c_fused_walls, t, it.k,
-                                                                  threadIdx.x & 31u, PairRows{y0, y1});
-  else
+  if (!it.odd) {
+    pair_update<L, S, CollisionKind::BGK, 4, false, false, false, false, PER>(f, sp, flags, ae, g, c_fused_walls, t,
+                                                                              it.k, threadIdx.x & 31u, PairRows{y0, y1});
+  } else {
     pair_update<L, S, CollisionKind::BGK, 4, false, false, FC, XE>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
                                                                threadIdx.x & 31u, odd_rows(P, y0, y1));
+    if constexpr (PER)  // y periodic: the last slab's odd items take row 0 too (odd_rows)
+      if ((P.per & 2u) && P.ny > 1u && y1 == P.ny)
+        pair_update<L, S, CollisionKind::BGK, 4, false, false, FC, XE>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
+                                                                   threadIdx.x & 31u, PairRows{0u, 1u});
+  }
   // The item again from the ticket in shared memory (a volatile load: nothing of it kept live across the
   // update, which at 96 registers spilled otherwise).
   const FusedItem done_it = fused_item(P, *static_cast<volatile unsigned*>(&s_ticket) / P.tiles);
@@ -248,12 +282,15 @@ unsigned* fused_counters(LatticeState& s, std::size_t n, cudaStream_t st) {
 }
 
 template <class L, class S>
-void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_t pairs) {
+void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_t pairs, unsigned per) {
   constexpr int BX = 128, MB = L::Q <= 19 ? 5 : 4;  // the pair kernel's launch bounds (pair_launch)
   const GridLayout& g = s.grid();
-  const PairGeom pg = make_pair_geom(g, 2);
-  const int lag = fused_lag(s);
+  PairGeom pg = make_pair_geom(g, 2);
+  // z periodic: the odd planes run one later (O(1) first, O(0) last), so O(1) needs the even step 3 planes on.
+  const int lag = (per & 4u) ? int(std::min<int64_t>(std::max(fused_lag(s), 3), g.nz)) : fused_lag(s);
   FusedPlan P;
+  P.per = per;
+  pg.per = per;
   P.nz = uint32_t(g.nz);
   P.ny = uint32_t(g.ny);
   P.rows = uint32_t(fused_rows(s, lag));
@@ -265,7 +302,8 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   P.tiles = uint32_t((cell_pairs + BX - 1) / BX);  // blocks per item
   const uint64_t per_pair = uint64_t(P.tiles) * 2u * P.nz * P.slabs;  // blocks
   TESSERA_REQUIRE(per_pair < (uint64_t(1) << 31), "fused LBM steps: too many blocks (tickets) for one launch");
-  const int64_t cap = std::min<int64_t>(fused_pairs_per_launch(), int64_t(((uint64_t(1) << 31) - 1) / per_pair));
+  // With periodic axes every pair ends with the caller's reverse exchange: one pair per launch.
+  const int64_t cap = per != 0u ? 1 : std::min<int64_t>(fused_pairs_per_launch(), int64_t(((uint64_t(1) << 31) - 1) / per_pair));
   StepArgs<float> ae = make_step_args<float>(s, p), ao = ae;
   ae.odd = false;
   ao.odd = true;
@@ -281,8 +319,12 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
     unsigned* ctr = fused_counters(s, 1u + 2u * std::size_t(P.slabs) * P.nz, st);
     const auto launch = [&](auto fc, auto xe) {
       constexpr bool FC = decltype(fc)::value, XE = decltype(xe)::value;
-      stream_collide_fused<L, S, BX, MB, FC, XE>
-          <<<unsigned(per_pair * P.pairs), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+      if (per != 0u)
+        stream_collide_fused<L, S, BX, MB, FC, XE, true>
+            <<<unsigned(per_pair * P.pairs), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+      else
+        stream_collide_fused<L, S, BX, MB, FC, XE, false>
+            <<<unsigned(per_pair * P.pairs), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
     };
     if (face && early) launch(std::true_type{}, std::true_type{});
     else if (face) launch(std::true_type{}, std::false_type{});
@@ -294,7 +336,7 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
 }  // namespace
 #endif
 
-void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs) {
+void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs, unsigned per) {
   TESSERA_REQUIRE(ex.on_device(), "the fused LBM steps run on the GPU only");
   TESSERA_REQUIRE(s.parity == 0, "the fused LBM steps start at an even step (parity 0)");
   TESSERA_REQUIRE(tuned_fused_applicable(s, p),
@@ -303,8 +345,10 @@ void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionPar
 #if TESSERA_CUDA_COMPILER
   const auto st = static_cast<cudaStream_t>(ex.stream);
   const bool h = s.precision() == Precision::FP16;
-  if (s.lattice() == LatticeKind::D3Q19) h ? go_fused<D3Q19, half_t>(st, s, p, pairs) : go_fused<D3Q19, float>(st, s, p, pairs);
-  else h ? go_fused<D3Q27, half_t>(st, s, p, pairs) : go_fused<D3Q27, float>(st, s, p, pairs);
+  if (s.lattice() == LatticeKind::D3Q19)
+    h ? go_fused<D3Q19, half_t>(st, s, p, pairs, per) : go_fused<D3Q19, float>(st, s, p, pairs, per);
+  else
+    h ? go_fused<D3Q27, half_t>(st, s, p, pairs, per) : go_fused<D3Q27, float>(st, s, p, pairs, per);
 #endif
 }
 

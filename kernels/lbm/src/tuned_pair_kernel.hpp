@@ -168,6 +168,7 @@ struct PairGeom {
   uint32_t pxy;    // padded plane size
   uint32_t align;  // base alignment in cells (even; 1 << k)
   uint32_t pairs;  // threads per plane: (px * ny + align) / 2 rounded up
+  uint32_t per = 0;  // the fused steps' periodic axes on one rank (bits x = 1, y = 2, z = 4; pair_update's PER)
 };
 
 // The geometry of grid g with base alignment `align` (host side: the launcher and the host emulation in
@@ -212,13 +213,51 @@ constexpr int links_from_minus_x() {
   for (int q = 1; q < L::Q; ++q) n += L::c(q, 0) == 1 ? 1 : 0;
   return n;
 }
+// PER (the fused steps on one rank with periodic axes, g.per; tuned_fused_cuda.cpp): the even step writes the
+// forward exchange itself. Each interior cell on a periodic side stores its slots into its images in the
+// ghost layer, the cell displaced by -n or +n along each such axis it touches (edges and corners too): slot
+// s wherever c_s points out of the box along every displaced axis, which covers every ghost slot the odd
+// step reads (AA: the odd step of interior cell c touches slot q at c + e_q). A fluid cell stores its
+// post-collision values (those it stores into its own slots), any other interior cell its slots as they
+// are, so a ghost holds what the solver's forward self-exchange (AAHalo) copies there and the odd step
+// reads the same values; the reverse exchange after the odd step is the caller's. The ghost cells' other
+// slots are read by no one.
+template <class L, class S>
+__device__ inline void store_images(const SlotPtrs<S>& sp, const GridLayout& gl, uint32_t per, uint32_t cell,
+                                    const int64_t (&at)[3], bool updated, const float* v) {
+  const int64_t n[3] = {gl.nx, gl.ny, gl.nz}, stride[3] = {1, gl.px(), gl.px() * gl.py()};
+  int lo_d[3], hi_d[3];  // the displacements along each axis, in units of n: from lo_d to hi_d
+  bool any = false;
+  for (int a = 0; a < 3; ++a) {
+    const bool on = (per >> a) & 1u;
+    lo_d[a] = on && at[a] == n[a] - 1 ? -1 : 0;  // the image below the box (ghost at -1)
+    hi_d[a] = on && at[a] == 0 ? 1 : 0;          // the image above it (ghost at n)
+    any = any || lo_d[a] != hi_d[a];
+  }
+  if (!any) return;
+  for (int dz = lo_d[2]; dz <= hi_d[2]; ++dz)
+    for (int dy = lo_d[1]; dy <= hi_d[1]; ++dy)
+      for (int dx = lo_d[0]; dx <= hi_d[0]; ++dx) {
+        if (dx == 0 && dy == 0 && dz == 0) continue;
+        const int64_t d = dx * n[0] * stride[0] + dy * n[1] * stride[1] + dz * n[2] * stride[2];
+        const uint32_t img = uint32_t(int64_t(cell) + d);  // -n: a cell at n - 1 goes to the ghost at -1
+        TESSERA_LBM_UNROLL
+        for (int q = 0; q < L::Q; ++q) {
+          // slot q points out of the box along every displaced axis (the ghost at -1 takes c_q = -1)
+          if ((dx != 0 && L::c(q, 0) != dx) || (dy != 0 && L::c(q, 1) != dy) || (dz != 0 && L::c(q, 2) != dz)) continue;
+          sp.p[q][img] = updated ? Storage<S>::store(v[opposite(q)]) : sp.p[q][cell];
+        }
+      }
+}
+
 // (GCC, compiling the host emulation in tests/lbm/test_tuned.cpp, cannot see that XE's wx is read only where
 // it was written: both under xf != 0.)
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false, bool XE = false>
+template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false, bool XE = false,
+          bool PER = false>
 __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags,
                                    const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
@@ -256,8 +295,9 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   const bool up_lo = row && x0 != 0u && is_fluid(fl_lo);
   const bool up_hi = row && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
   // Warp-uniform. The SP form runs on (its stores are masked as every idle lane's are): ptxas sank its
-  // loads below this exit, back behind the flags.
-  if constexpr (!SP)
+  // loads below this exit, back behind the flags. So does the PER form: a warp of solid cells on a periodic
+  // side still copies them into their images.
+  if constexpr (!SP && !PER)
     if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;
 
   // Odd step: a cell with a wall neighbour (no kNoWallNeighbour bit) reads its neighbours' flags into wm
@@ -388,6 +428,11 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   if (!a.odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) put(sp.p[opposite(q)] + c, lo[q], hi[q], up_lo, up_hi);
+    if constexpr (PER) {  // the forward exchange of the periodic axes (store_images)
+      const int64_t yi = int64_t(y) - 1, zi = int64_t(k);
+      if (row && x0 != 0u) store_images<L, S>(sp, a.grid, g.per, c, {int64_t(x0) - 1, yi, zi}, up_lo, lo);
+      if (row && x0 + 1u != g.px - 1u) store_images<L, S>(sp, a.grid, g.per, c + 1u, {int64_t(x0), yi, zi}, up_hi, hi);
+    }
   } else {
     put(f + c, lo[0], hi[0], up_lo, up_hi);
     const uint32_t wm_hi_below = __shfl_up_sync(0xffffffffu, wm_hi, 1);

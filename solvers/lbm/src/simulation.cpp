@@ -155,9 +155,16 @@ Simulation::Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec) : 
     }
   }
   split_shell(CellBox::whole(g), halo_->exchanging_sides(), 1, interior_, shell_);
+  // Fused step pairs: on a rank that exchanges with no other rank (a closed box, or periodic axes that this
+  // rank spans alone: its ghost layer is its own image, which the fused even step writes itself, the
+  // reverse exchange following each pair) and has no interpolated links.
   const FusedSteps mode = fused_steps_mode();  // read (and a bad value refused) on every rank
-  if (spec_.path == KernelPath::Tuned && halo_->values_per_exchange(true) == 0 && halo_->values_per_exchange(false) == 0 &&
-      links_.size() == 0 && fused_steps_available(*state_, spec_.collision))
+  bool remote = false;
+  for (const auto& side : halo_->exchanging_sides()) remote = remote || side[0] || side[1];
+  for (int a = 0; a < 3; ++a)
+    if (halo_->values_per_exchange(true) > 0 && spec_.faces[std::size_t(2 * a)].kind == FaceBC::Periodic)
+      fused_periodic_ |= 1u << a;
+  if (spec_.path == KernelPath::Tuned && !remote && links_.size() == 0 && fused_steps_available(*state_, spec_.collision))
     fused_ = mode == FusedSteps::On ? Fused::On : mode == FusedSteps::Off ? Fused::Off : Fused::Pending;
 }
 
@@ -216,6 +223,19 @@ void Simulation::single_step() {
   finish_links();
 }
 
+// n step pairs in fused launches; with periodic axes one launch per pair, each followed by the reverse
+// exchange (the forward one is the fused even step's: stream_collide_pairs).
+void Simulation::fused_pairs(int64_t n) {
+  if (fused_periodic_ == 0u) {
+    stream_collide_pairs(ex_, *state_, spec_.collision, n);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    stream_collide_pairs(ex_, *state_, spec_.collision, 1, fused_periodic_);
+    halo_->exchange(ex_, *state_);
+  }
+}
+
 // TESSERA_LBM_FUSED=auto: which form is faster depends on the card and the box (docs/performance.md, LBM
 // item 41), so the run times both on its own steps, which count as steps of the run (the bits are the same
 // either way). The trial is 2 + 2 kTrialPairs step pairs (kTrialSteps steps): a fused pair and a pair of
@@ -233,7 +253,7 @@ int64_t Simulation::fused_trial(int64_t pairs) {
     const int64_t n = std::min(run_end - u, pairs - done);  // units of this kind now
     Event t0(sp), t1(sp);
     t0.record(ex_.stream);
-    if (fused) stream_collide_pairs(ex_, *state_, spec_.collision, n);
+    if (fused) fused_pairs(n);
     else
       for (int64_t i = 0; i < 2 * n; ++i) single_step();
     t1.record(ex_.stream);
@@ -276,7 +296,8 @@ void Simulation::advance(int64_t steps) {
       const double t = std::min(1.0, double(state_->step) / double(ramp));
       spec_.collision.open.ramp = float(0.5 * (1.0 - std::cos(3.141592653589793 * t)));
     }
-    // Nothing happens between two steps here (no exchange, no links, no inlet ramp): first, with auto, the
+    // Nothing happens between two steps here (no exchange but a rank's own periodic one, no links, no inlet
+    // ramp): first, with auto, the
     // trial (or what is left of it); then the rest of the call's steps in fused pairs (several
     // per launch) if that is the choice, an odd one left to the single step below.
     if (fused_ == Fused::Pending && state_->parity == 0 && s + 1 < steps) {
@@ -285,7 +306,7 @@ void Simulation::advance(int64_t steps) {
     }
     if (fused_steps() && state_->parity == 0 && s + 1 < steps) {
       const int64_t pairs = (steps - s) / 2;
-      stream_collide_pairs(ex_, *state_, spec_.collision, pairs);
+      fused_pairs(pairs);
       s += 2 * pairs - 1;
       continue;
     }

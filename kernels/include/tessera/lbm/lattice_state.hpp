@@ -138,7 +138,13 @@ void stream_collide_two(const exec::Exec& ex, LatticeState& s, const CollisionPa
 // path), up to TESSERA_LBM_FUSED_PAIRS of them in one launch (default 1; more: the next pair's first planes
 // run while this pair's last ones finish, measurement, LBM item 39). The same conditions as
 // stream_collide_two for every pair; pairs = 0 does nothing.
-void stream_collide_pairs(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs);
+// `periodic` (bits x = 1, y = 2, z = 4; one pair per call): the axes along which one rank is periodic, so
+// that its ghost layer is its own image (lbm::AAHalo's self-exchange): the even step writes the forward
+// exchange itself (each cell on a periodic side stores its slots into its ghost images, as the exchange
+// would copy them), and the caller runs the reverse exchange after the pair, as after any odd step. The
+// bits are those of the two steps with their exchanges.
+void stream_collide_pairs(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs,
+                          unsigned periodic = 0);
 // Whether stream_collide_two applies: a GPU build, D3Q19 or D3Q27 with fp32 or fp16 storage, BGK without
 // any force or LES, an even nx (the pair kernel's layout), ny >= 2.
 bool fused_steps_available(const LatticeState& s, const CollisionParams& p);

@@ -115,14 +115,17 @@ class Simulation {
   Buffer<BoundaryLink> links_;
   Buffer<double> fstar_;  // per link f*_q(x_f) of the last step, for the forces
   void finish_links();    // the links' pass after a step (no-op without links)
-  // Steps taken in fused pairs (stream_collide_pairs): the tuned path on a rank with nothing to exchange and
-  // no interpolated links (decided at construction), as fused_steps_mode() says: Off / On, or with auto
+  // Steps taken in fused pairs (stream_collide_pairs): the tuned path on a rank that exchanges with no other
+  // rank (a closed box, or periodic axes that it spans alone: fused_periodic_, the reverse exchange after
+  // each pair) and has no interpolated links (decided at construction), as fused_steps_mode() says: Off / On, or with auto
   // Pending until advance() has timed both forms on the run's own steps (fused_trial), then AutoOn / AutoOff.
   enum class Fused { No, Off, On, Pending, AutoOn, AutoOff };
   Fused fused_ = Fused::No;
   double trial_ms_[2] = {0.0, 0.0};  // auto: ms per step pair fused, and as two single steps
   int64_t trial_unit_ = 0;           // auto: step pairs of the trial run so far
+  unsigned fused_periodic_ = 0;      // the periodic axes this rank exchanges with itself (bits x, y, z)
   void single_step();                // one step with its exchange and links (advance's loop body)
+  void fused_pairs(int64_t n);       // n fused step pairs (and the reverse exchanges of fused_periodic_)
   int64_t fused_trial(int64_t pairs);  // auto: up to `pairs` pairs of the trial; sets fused_ at its end
 
  public:
