@@ -2,6 +2,7 @@
 // MPI_COMM_SELF of rank 0 must give identical density and velocity on every cell.
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "catch_compat.hpp"
@@ -90,6 +91,21 @@ TEST_CASE("GPU: N ranks equal 1 rank bit for bit; GPU matches the host", "[lbm][
   }
 }
 
+namespace {
+// A one-rank GPU run of spec with TESSERA_LBM_FUSED=mode ("off" or "on"), advanced in calls of the given
+// numbers of steps; it takes fused pairs exactly when mode is "on". Density and velocity at the end.
+fixtures::Fields fused_run(const SimulationSpec& spec, const char* mode, std::initializer_list<int64_t> calls) {
+  const tessera::test::ScopedEnv env("TESSERA_LBM_FUSED", mode);
+  Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
+  REQUIRE(sim.fused_steps() == (std::string(mode) == "on"));
+  CHECK(sim.fused_choice() == mode);
+  for (int64_t n : calls) sim.advance(n);
+  fixtures::Fields f;
+  sim.gather(f.rho, f.u);
+  return f;
+}
+}  // namespace
+
 // A closed box on one rank has nothing to exchange, so the solver takes its tuned steps in fused pairs
 // (stream_collide_pairs, several pairs per launch) where TESSERA_LBM_FUSED=on: the same bits as step by step, also with
 // an odd number of steps (the last one alone) and across two advance() calls that split a pair. A box
@@ -104,27 +120,12 @@ TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single
     SimulationSpec spec = fixtures::periodic_3d(k, Precision::FP32, CollisionKind::BGK, {14, 11, 9}, /*sphere=*/true);
     spec.collision.force[0] = 0.0;  // the fused steps are force-free; the moving wall drives the flow
     spec.path = KernelPath::Tuned;
-    const tessera::test::ScopedEnv on("TESSERA_LBM_FUSED", "on");
     for (int f : {0, 1, 4, 5}) spec.faces[std::size_t(f)].kind = FaceBC::Wall;
-    std::vector<float> r_single, u_single, r_fused, u_fused;
-    {
-      const tessera::test::ScopedEnv off("TESSERA_LBM_FUSED", "off");
-      Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
-      REQUIRE_FALSE(sim.fused_steps());
-      CHECK(sim.fused_choice() == "off");
-      sim.advance(50);
-      sim.gather(r_single, u_single);
-    }
-    {
-      Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
-      REQUIRE(sim.fused_steps());
-      sim.advance(5);  // two pairs and a single step: the next call starts at an odd step
-      sim.advance(45);
-      sim.gather(r_fused, u_fused);
-    }
-    REQUIRE(fixtures::max_abs(u_single) > 1e-3);
-    REQUIRE(fixtures::same_bits(r_single, r_fused));
-    REQUIRE(fixtures::same_bits(u_single, u_fused));
+    const fixtures::Fields single = fused_run(spec, "off", {50});
+    const fixtures::Fields fused = fused_run(spec, "on", {5, 45});  // the second call starts at an odd step
+    REQUIRE(fixtures::max_abs(single.u) > 1e-3);
+    REQUIRE(fixtures::same_bits(single.rho, fused.rho));
+    REQUIRE(fixtures::same_bits(single.u, fused.u));
     std::vector<float> r_auto, u_auto;
     {
       const tessera::test::ScopedEnv unset("TESSERA_LBM_FUSED", "");  // the default: auto
@@ -145,8 +146,8 @@ TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single
       sim.advance(50 - 2 * Simulation::kTrialSteps);
       sim.gather(r_auto, u_auto);
     }
-    REQUIRE(fixtures::same_bits(r_single, r_auto));
-    REQUIRE(fixtures::same_bits(u_single, u_auto));
+    REQUIRE(fixtures::same_bits(single.rho, r_auto));
+    REQUIRE(fixtures::same_bits(single.u, u_auto));
   }
 }
 
@@ -170,25 +171,11 @@ TEST_CASE("GPU: periodic axes on one rank take fused step pairs and give the bit
           const auto sphere = spec.solid;
           spec.solid = [sphere](int64_t x, int64_t y, int64_t z) { return sphere(x, y, z) || (x == 0 && y >= 4 && y <= 6 && z >= 2); };
           const tessera::test::ScopedEnv slab("TESSERA_LBM_FUSED_ROWS", rows);
-          std::vector<float> r_single, u_single, r_fused, u_fused;
-          {
-            const tessera::test::ScopedEnv off("TESSERA_LBM_FUSED", "off");
-            Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
-            REQUIRE_FALSE(sim.fused_steps());
-            sim.advance(31);
-            sim.gather(r_single, u_single);
-          }
-          {
-            const tessera::test::ScopedEnv on("TESSERA_LBM_FUSED", "on");
-            Simulation sim(MPI_COMM_SELF, exec::Space::Device, spec);
-            REQUIRE(sim.fused_steps());
-            sim.advance(7);  // three pairs and a single step: the next call starts at an odd step
-            sim.advance(24);
-            sim.gather(r_fused, u_fused);
-          }
-          REQUIRE(fixtures::max_abs(u_single) > 1e-3);
-          REQUIRE(fixtures::same_bits(r_single, r_fused));
-          REQUIRE(fixtures::same_bits(u_single, u_fused));
+          const fixtures::Fields single = fused_run(spec, "off", {31});
+          const fixtures::Fields fused = fused_run(spec, "on", {7, 24});  // the second call starts at an odd step
+          REQUIRE(fixtures::max_abs(single.u) > 1e-3);
+          REQUIRE(fixtures::same_bits(single.rho, fused.rho));
+          REQUIRE(fixtures::same_bits(single.u, fused.u));
         }
 }
 
