@@ -176,7 +176,8 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
   const CollisionParams p = free_params();
   CHECK_FALSE(fused_steps_available(s, p));  // a host lattice
   CHECK(fused_steps_mode() == FusedSteps::Auto);  // the default: timed on the run's own steps
-  const std::pair<const char*, FusedSteps> modes[] = {{"off", FusedSteps::Off}, {"on", FusedSteps::On}, {"auto", FusedSteps::Auto}};
+  const std::pair<const char*, FusedSteps> modes[] = {
+      {"off", FusedSteps::Off}, {"on", FusedSteps::On}, {"auto", FusedSteps::Auto}};
   for (const auto& [value, mode] : modes) {
     const tessera::test::ScopedEnv set("TESSERA_LBM_FUSED", value);
     CHECK(fused_steps_mode() == mode);

@@ -163,13 +163,16 @@ TEST_CASE("GPU: periodic axes on one rank take fused step pairs and give the bit
     for (Precision pr : {Precision::FP32, Precision::FP16})
       for (int all : {0, 1})
         for (const char* rows : {"", "3"}) {
-          INFO(to_string(k) << " " << to_string(pr) << (all ? " every axis periodic" : " x, z periodic") << " rows '" << rows << "'");
+          INFO(to_string(k) << " " << to_string(pr) << (all ? " every axis periodic" : " x, z periodic") << " rows '"
+                            << rows << "'");
           SimulationSpec spec = fixtures::periodic_3d(k, pr, CollisionKind::BGK, {14, 11, 9}, /*sphere=*/true);
           spec.collision.force[0] = 0.0;
           spec.path = KernelPath::Tuned;
           if (all) spec.faces[2].kind = spec.faces[3].kind = FaceBC::Periodic;
           const auto sphere = spec.solid;
-          spec.solid = [sphere](int64_t x, int64_t y, int64_t z) { return sphere(x, y, z) || (x == 0 && y >= 4 && y <= 6 && z >= 2); };
+          spec.solid = [sphere](int64_t x, int64_t y, int64_t z) {
+            return sphere(x, y, z) || (x == 0 && y >= 4 && y <= 6 && z >= 2);  // a plate on the periodic side
+          };
           const tessera::test::ScopedEnv slab("TESSERA_LBM_FUSED_ROWS", rows);
           const fixtures::Fields single = fused_run(spec, "off", {31});
           const fixtures::Fields fused = fused_run(spec, "on", {7, 24});  // the second call starts at an odd step

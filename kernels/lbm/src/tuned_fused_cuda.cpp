@@ -48,8 +48,9 @@
 //
 // Limits (checked by stream_collide_two): BGK without any force, the pair kernel's layout
 // (tuned_pair_applicable), no halo exchange between the two steps (one rank whose ghosts need none, such as
-// a closed box, or one with periodic axes as above; bench_lbm's periodic box is timed without its exchange), no staged wall links (the pair kernel bounces the wall links itself, the
-// face cells from their own flags as the default odd step does).
+// a closed box, or one with periodic axes as above; bench_lbm's periodic box is timed without its exchange),
+// no staged wall links (the pair kernel bounces the wall links itself, the face cells from their own flags
+// as the default odd step does).
 #include "lattice_impl.hpp"
 #include "lattice_ops.hpp"
 #include "tessera/core/error.hpp"
@@ -303,7 +304,8 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   const uint64_t per_pair = uint64_t(P.tiles) * 2u * P.nz * P.slabs;  // blocks
   TESSERA_REQUIRE(per_pair < (uint64_t(1) << 31), "fused LBM steps: too many blocks (tickets) for one launch");
   // With periodic axes every pair ends with the caller's reverse exchange: one pair per launch.
-  const int64_t cap = per != 0u ? 1 : std::min<int64_t>(fused_pairs_per_launch(), int64_t(((uint64_t(1) << 31) - 1) / per_pair));
+  const int64_t fit = int64_t(((uint64_t(1) << 31) - 1) / per_pair);
+  const int64_t cap = per != 0u ? 1 : std::min<int64_t>(fused_pairs_per_launch(), fit);
   StepArgs<float> ae = make_step_args<float>(s, p), ao = ae;
   ae.odd = false;
   ao.odd = true;

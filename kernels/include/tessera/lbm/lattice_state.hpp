@@ -149,7 +149,8 @@ void stream_collide_pairs(const exec::Exec& ex, LatticeState& s, const Collision
 // any force or LES, an even nx (the pair kernel's layout), ny >= 2.
 bool fused_steps_available(const LatticeState& s, const CollisionParams& p);
 // How a run that can take its steps in fused pairs (nothing between the two steps of a pair: no halo
-// exchange with another rank, no interpolated links, fused_steps_available) should, from TESSERA_LBM_FUSED (read per call):
+// exchange with another rank, no interpolated links, fused_steps_available) should, from TESSERA_LBM_FUSED
+// (read per call):
 // "auto" (unset: the default since 2026-12-06) times both forms on the run's own first steps and keeps
 // the faster (lbm::Simulation; the bits are the same either way: the fused pair is two tuned steps bit
 // for bit), "on" always fused, "off" never. Other values are refused. Why auto: the fused launch is 17-22 %

@@ -117,7 +117,8 @@ class Simulation {
   void finish_links();    // the links' pass after a step (no-op without links)
   // Steps taken in fused pairs (stream_collide_pairs): the tuned path on a rank that exchanges with no other
   // rank (a closed box, or periodic axes that it spans alone: fused_periodic_, the reverse exchange after
-  // each pair) and has no interpolated links (decided at construction), as fused_steps_mode() says: Off / On, or with auto
+  // each pair) and has no interpolated links (decided at construction), as fused_steps_mode() says: Off /
+  // On, or with auto
   // Pending until advance() has timed both forms on the run's own steps (fused_trial), then AutoOn / AutoOff.
   enum class Fused { No, Off, On, Pending, AutoOn, AutoOff };
   Fused fused_ = Fused::No;
