@@ -217,14 +217,16 @@ constexpr int links_from_minus_x() {
 // forward exchange itself. Each interior cell on a periodic side stores its slots into its images in the
 // ghost layer, the cell displaced by -n or +n along each such axis it touches (edges and corners too): slot
 // s wherever c_s points out of the box along every displaced axis, which covers every ghost slot the odd
-// step reads (AA: the odd step of interior cell c touches slot q at c + e_q). A fluid cell stores its
-// post-collision values (those it stores into its own slots), any other interior cell its slots as they
-// are, so a ghost holds what the solver's forward self-exchange (AAHalo) copies there and the odd step
-// reads the same values; the reverse exchange after the odd step is the caller's. The ghost cells' other
-// slots are read by no one.
+// step reads (AA: the odd step of interior cell c touches slot q at c + e_q). Image slot q takes cell c's
+// slot q after the even step's own stores (a fluid cell's post-collision value, which put() stored there;
+// any other interior cell's slot as it is), read back from memory: so a ghost holds what the solver's forward
+// self-exchange (AAHalo) copies there and the odd step reads the same values; the reverse exchange after
+// the odd step is the caller's. The ghost cells' other slots are read by no one. (Read back rather than
+// passed in registers: the first form, which took the post-collision values as arguments, kept them live
+// past the stores and spilled, 32 bytes in D3Q19 fp32 and 228 in D3Q27 fp32, on every cell of the launch.)
 template <class L, class S>
 __device__ inline void store_images(const SlotPtrs<S>& sp, const GridLayout& gl, uint32_t per, uint32_t cell,
-                                    const int64_t (&at)[3], bool updated, const float* v) {
+                                    const int64_t (&at)[3]) {
   const int64_t n[3] = {gl.nx, gl.ny, gl.nz}, stride[3] = {1, gl.px(), gl.px() * gl.py()};
   int lo_d[3], hi_d[3];  // the displacements along each axis, in units of n: from lo_d to hi_d
   bool any = false;
@@ -245,7 +247,7 @@ __device__ inline void store_images(const SlotPtrs<S>& sp, const GridLayout& gl,
         for (int q = 0; q < L::Q; ++q) {
           // slot q points out of the box along every displaced axis (the ghost at -1 takes c_q = -1)
           if ((dx != 0 && L::c(q, 0) != dx) || (dy != 0 && L::c(q, 1) != dy) || (dz != 0 && L::c(q, 2) != dz)) continue;
-          sp.p[q][img] = updated ? Storage<S>::store(v[opposite(q)]) : sp.p[q][cell];
+          sp.p[q][img] = sp.p[q][cell];
         }
       }
 }
@@ -430,8 +432,8 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
     for (int q = 0; q < Q; ++q) put(sp.p[opposite(q)] + c, lo[q], hi[q], up_lo, up_hi);
     if constexpr (PER) {  // the forward exchange of the periodic axes (store_images)
       const int64_t yi = int64_t(y) - 1, zi = int64_t(k);
-      if (row && x0 != 0u) store_images<L, S>(sp, a.grid, g.per, c, {int64_t(x0) - 1, yi, zi}, up_lo, lo);
-      if (row && x0 + 1u != g.px - 1u) store_images<L, S>(sp, a.grid, g.per, c + 1u, {int64_t(x0), yi, zi}, up_hi, hi);
+      if (row && x0 != 0u) store_images<L, S>(sp, a.grid, g.per, c, {int64_t(x0) - 1, yi, zi});
+      if (row && x0 + 1u != g.px - 1u) store_images<L, S>(sp, a.grid, g.per, c + 1u, {int64_t(x0), yi, zi});
     }
   } else {
     put(f + c, lo[0], hi[0], up_lo, up_hi);
