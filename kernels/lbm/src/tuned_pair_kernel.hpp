@@ -168,7 +168,7 @@ struct PairGeom {
   uint32_t pxy;    // padded plane size
   uint32_t align;  // base alignment in cells (even; 1 << k)
   uint32_t pairs;  // threads per plane: (px * ny + align) / 2 rounded up
-  uint32_t per = 0;  // the fused steps' periodic axes on one rank (bits x = 1, y = 2, z = 4; pair_update's PER)
+  uint32_t per = 0;  // the fused steps' periodic axes on one rank (bits x = 1, y = 2, z = 4; pair_images)
 };
 
 // The geometry of grid g with base alignment `align` (host side: the launcher and the host emulation in
@@ -194,6 +194,27 @@ struct PairRows {
   uint32_t y0 = 0, y1 = 0;
 };
 
+// The pair of cells that thread t of plane k updates (rows: as pair_update's).
+struct PairCell {
+  uint32_t c;   // padded index of the pair's first cell (even; clamped into the plane for an idle lane)
+  uint32_t y;   // its padded row within the plane
+  uint32_t x0;  // its padded x
+  bool row;     // the pair is in the rows updated (else the lane is idle)
+};
+__device__ inline PairCell pair_cell(const PairGeom& g, uint32_t t, uint32_t k, PairRows rows) {
+  const uint32_t plane = g.pxy * (k + 1u);
+  const uint32_t first = plane + g.px * (1u + rows.y0);  // the first cell of the first row updated
+  const uint32_t base = rows.y1 != 0u ? first & ~(g.align - 1u) : pair_base(g, k);
+  const uint32_t end = rows.y1 != 0u ? plane + g.px * (1u + rows.y1) : plane + g.pxy - g.px;  // (ghost row y = py - 1)
+  const bool valid = base + 2u * t < end;
+  PairCell p;
+  p.c = valid ? base + 2u * t : end - 2u;
+  p.y = (p.c - plane) / g.px;
+  p.x0 = p.c - plane - p.y * g.px;
+  p.row = valid && p.c >= first;  // lanes before the first row (alignment), past the last: idle
+  return p;
+}
+
 // The update of thread t of plane k (lane = t mod 32); c_pair_walls: the wall table. KF: the step has a
 // force (uniform or per-cell); false drops the force terms (collide_cell's force-free form).
 // SP (TESSERA_LBM_SPECULATE, tuned_ld_hint.hpp): every lane issues its pair loads before the flags have
@@ -213,17 +234,18 @@ constexpr int links_from_minus_x() {
   for (int q = 1; q < L::Q; ++q) n += L::c(q, 0) == 1 ? 1 : 0;
   return n;
 }
-// PER (the fused steps on one rank with periodic axes, g.per; tuned_fused_cuda.cpp): the even step writes the
-// forward exchange itself. Each interior cell on a periodic side stores its slots into its images in the
-// ghost layer, the cell displaced by -n or +n along each such axis it touches (edges and corners too): slot
-// s wherever c_s points out of the box along every displaced axis, which covers every ghost slot the odd
-// step reads (AA: the odd step of interior cell c touches slot q at c + e_q). Image slot q takes cell c's
-// slot q after the even step's own stores (a fluid cell's post-collision value, which put() stored there;
-// any other interior cell's slot as it is), read back from memory: so a ghost holds what the solver's forward
-// self-exchange (AAHalo) copies there and the odd step reads the same values; the reverse exchange after
-// the odd step is the caller's. The ghost cells' other slots are read by no one. (Read back rather than
-// passed in registers: the first form, which took the post-collision values as arguments, kept them live
-// past the stores and spilled, 32 bytes in D3Q19 fp32 and 228 in D3Q27 fp32, on every cell of the launch.)
+// The fused steps on one rank with periodic axes (g.per; tuned_fused_cuda.cpp) write the forward exchange
+// in the even step: after its update (pair_update) each thread stores its interior cells on a periodic side
+// into their images in the ghost layer (pair_images), the cell displaced by -n or +n along each such axis it
+// touches (edges and corners too): slot s wherever c_s points out of the box along every displaced axis,
+// which covers every ghost slot the odd step reads (AA: the odd step of interior cell c touches slot q at
+// c + e_q). Image slot q takes cell c's slot q after the even step's own stores (a fluid cell's
+// post-collision value, which put() stored there; any other interior cell's slot as it is), read back from
+// memory by the thread that stored it: so a ghost holds what the solver's forward self-exchange (AAHalo)
+// copies there and the odd step reads the same values; the reverse exchange after the odd step is the
+// caller's. The ghost cells' other slots are read by no one. (The first form ran inside pair_update with
+// the post-collision values as arguments: it kept them and the cell's coordinates live through the update
+// and spilled, 32 bytes in D3Q19 fp32 and 228 in D3Q27 fp32, on every cell of the launch.)
 template <class L, class S>
 __device__ inline void store_images(const SlotPtrs<S>& sp, const GridLayout& gl, uint32_t per, uint32_t cell,
                                     const int64_t (&at)[3]) {
@@ -251,6 +273,16 @@ __device__ inline void store_images(const SlotPtrs<S>& sp, const GridLayout& gl,
         }
       }
 }
+// The images of thread t's pair of plane k (after its even-step update; periodic axes g.per).
+template <class L, class S>
+__device__ inline void pair_images(const SlotPtrs<S>& sp, const GridLayout& gl, const PairGeom& g, uint32_t t,
+                                   uint32_t k, PairRows rows) {
+  const PairCell p = pair_cell(g, t, k, rows);
+  if (!p.row) return;
+  const int64_t yi = int64_t(p.y) - 1, zi = int64_t(k);
+  if (p.x0 != 0u) store_images<L, S>(sp, gl, g.per, p.c, {int64_t(p.x0) - 1, yi, zi});
+  if (p.x0 + 1u != g.px - 1u) store_images<L, S>(sp, gl, g.per, p.c + 1u, {int64_t(p.x0), yi, zi});
+}
 
 // (GCC, compiling the host emulation in tests/lbm/test_tuned.cpp, cannot see that XE's wx is read only where
 // it was written: both under xf != 0.)
@@ -258,8 +290,7 @@ __device__ inline void store_images(const SlotPtrs<S>& sp, const GridLayout& gl,
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false, bool XE = false,
-          bool PER = false>
+template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false, bool XE = false>
 __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags,
                                    const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
@@ -267,15 +298,9 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   using P = PairOps<S>;
   using V = typename P::V;
   constexpr int Q = L::Q;
-  const uint32_t plane = g.pxy * (k + 1u);
-  const uint32_t first = plane + g.px * (1u + rows.y0);  // the first cell of the first row updated
-  const uint32_t base = rows.y1 != 0u ? first & ~(g.align - 1u) : pair_base(g, k);
-  const uint32_t end = rows.y1 != 0u ? plane + g.px * (1u + rows.y1) : plane + g.pxy - g.px;  // (ghost row y = py - 1)
-  const bool valid = base + 2u * t < end;
-  const uint32_t c = valid ? base + 2u * t : end - 2u;  // padded index of the pair's first cell (even)
-  const uint32_t y = (c - plane) / g.px;
-  const uint32_t x0 = c - plane - y * g.px;
-  const bool row = valid && c >= first;  // lanes before the first row (alignment), past the last: idle
+  const PairCell pc = pair_cell(g, t, k, rows);
+  const uint32_t c = pc.c, y = pc.y, x0 = pc.x0;
+  const bool row = pc.row;
   const uint32_t fl2 = __ldg(reinterpret_cast<const uint16_t*>(flags + c));
   // The pair of slot q (even step) or of slot opp(q) at c - (0, c_y, c_z) (odd step; q = 0: slot 0 at c).
   const auto pair_at = [&](int q) {
@@ -297,9 +322,8 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   const bool up_lo = row && x0 != 0u && is_fluid(fl_lo);
   const bool up_hi = row && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
   // Warp-uniform. The SP form runs on (its stores are masked as every idle lane's are): ptxas sank its
-  // loads below this exit, back behind the flags. So does the PER form: a warp of solid cells on a periodic
-  // side still copies them into their images.
-  if constexpr (!SP && !PER)
+  // loads below this exit, back behind the flags.
+  if constexpr (!SP)
     if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;
 
   // Odd step: a cell with a wall neighbour (no kNoWallNeighbour bit) reads its neighbours' flags into wm
@@ -430,11 +454,6 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   if (!a.odd) {
     TESSERA_LBM_UNROLL
     for (int q = 0; q < Q; ++q) put(sp.p[opposite(q)] + c, lo[q], hi[q], up_lo, up_hi);
-    if constexpr (PER) {  // the forward exchange of the periodic axes (store_images)
-      const int64_t yi = int64_t(y) - 1, zi = int64_t(k);
-      if (row && x0 != 0u) store_images<L, S>(sp, a.grid, g.per, c, {int64_t(x0) - 1, yi, zi});
-      if (row && x0 + 1u != g.px - 1u) store_images<L, S>(sp, a.grid, g.per, c + 1u, {int64_t(x0), yi, zi});
-    }
   } else {
     put(f + c, lo[0], hi[0], up_lo, up_hi);
     const uint32_t wm_hi_below = __shfl_up_sync(0xffffffffu, wm_hi, 1);
