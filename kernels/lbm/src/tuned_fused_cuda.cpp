@@ -37,7 +37,7 @@
 // depends on.
 //
 // Periodic axes (one rank whose ghost layer is its own image, FusedPlan::per; one pair per launch): the
-// even items write the forward exchange themselves (pair_images after the even update: every cell on a
+// even items write the forward exchange themselves (pair_update's PER form, image_put: every cell on a
 // periodic side stores its slots into its ghost images), and the caller runs the reverse exchange after the
 // launch. The odd step of a plane or row then reads images that the even step of the box's other end
 // writes: along x within the same item; along z the odd planes run one later, O(1) .. O(nz - 1) and O(0)
@@ -246,8 +246,8 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
     __syncthreads();
   }
   if (!it.odd) {
-    pair_update<L, S, CollisionKind::BGK, 4, false, false, false, false>(f, sp, flags, ae, g, c_fused_walls, t, it.k,
-                                                                         threadIdx.x & 31u, PairRows{y0, y1});
+    pair_update<L, S, CollisionKind::BGK, 4, false, false, false, false, PER>(f, sp, flags, ae, g, c_fused_walls, t,
+                                                                              it.k, threadIdx.x & 31u, PairRows{y0, y1});
   } else {
     pair_update<L, S, CollisionKind::BGK, 4, false, false, FC, XE>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
                                                                threadIdx.x & 31u, odd_rows(P, y0, y1));
@@ -258,14 +258,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
   }
   // The item again from the ticket in shared memory (a volatile load: nothing of it kept live across the
   // update, which at 96 registers spilled otherwise).
-  const unsigned ticket_again = *static_cast<volatile unsigned*>(&s_ticket);
-  const FusedItem done_it = fused_item(P, ticket_again / P.tiles);
-  if constexpr (PER)  // the forward exchange: this thread's cells on a periodic side into their images
-    if (!done_it.odd) {
-      const uint32_t ys = done_it.slab * P.rows;
-      pair_images<L, S>(sp, ae.grid, g, (ticket_again % P.tiles) * uint32_t(BX) + threadIdx.x, done_it.k,
-                        PairRows{ys, min(ys + P.rows, P.ny)});
-    }
+  const FusedItem done_it = fused_item(P, *static_cast<volatile unsigned*>(&s_ticket) / P.tiles);
   if (unsigned* sig = fused_signal(P, done, done_it)) {
     if (P.signal == 1u) {  // every thread's fence, then the barrier (TESSERA_LBM_FUSED_FENCE=all)
       __threadfence();

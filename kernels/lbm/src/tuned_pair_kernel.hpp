@@ -168,7 +168,7 @@ struct PairGeom {
   uint32_t pxy;    // padded plane size
   uint32_t align;  // base alignment in cells (even; 1 << k)
   uint32_t pairs;  // threads per plane: (px * ny + align) / 2 rounded up
-  uint32_t per = 0;  // the fused steps' periodic axes on one rank (bits x = 1, y = 2, z = 4; pair_images)
+  uint32_t per = 0;  // the fused steps' periodic axes on one rank (bits x = 1, y = 2, z = 4; pair_update's PER)
 };
 
 // The geometry of grid g with base alignment `align` (host side: the launcher and the host emulation in
@@ -234,18 +234,18 @@ constexpr int links_from_minus_x() {
   for (int q = 1; q < L::Q; ++q) n += L::c(q, 0) == 1 ? 1 : 0;
   return n;
 }
-// The fused steps on one rank with periodic axes (g.per; tuned_fused_cuda.cpp) write the forward exchange
-// in the even step: after its update (pair_update) each thread stores its interior cells on a periodic side
-// into their images in the ghost layer (pair_images), the cell displaced by -n or +n along each such axis it
-// touches (edges and corners too): slot s wherever c_s points out of the box along every displaced axis,
-// which covers every ghost slot the odd step reads (AA: the odd step of interior cell c touches slot q at
-// c + e_q). Image slot q takes cell c's slot q after the even step's own stores (a fluid cell's
-// post-collision value, which put() stored there; any other interior cell's slot as it is), read back from
-// memory by the thread that stored it: so a ghost holds what the solver's forward self-exchange (AAHalo)
-// copies there and the odd step reads the same values; the reverse exchange after the odd step is the
-// caller's. The ghost cells' other slots are read by no one. (The first form ran inside pair_update with
-// the post-collision values as arguments: it kept them and the cell's coordinates live through the update
-// and spilled, 32 bytes in D3Q19 fp32 and 228 in D3Q27 fp32, on every cell of the launch.)
+// PER (the fused steps on one rank with periodic axes, g.per; tuned_fused_cuda.cpp): the even step writes the
+// forward exchange itself. Each interior cell on a periodic side stores its slots into its images in the
+// ghost layer, the cell displaced by -n or +n along each such axis it touches (edges and corners too): slot
+// s wherever c_s points out of the box along every displaced axis, which covers every ghost slot the odd
+// step reads (AA: the odd step of interior cell c touches slot q at c + e_q). A fluid cell stores each
+// post-collision value into its images as it stores it into its own slot (image_put, in the store loop, so
+// no value lives longer than its own store); any other interior cell copies its slots as they are
+// (store_images). So a ghost holds what the solver's forward self-exchange (AAHalo) copies there and the odd
+// step reads the same values; the reverse exchange after the odd step is the caller's. The ghost cells'
+// other slots are read by no one. (Forms tried on an H100, 2026-12-06: all images after the stores from the
+// values in registers spilled 32-228 bytes; read back from memory after the update, no spills, but each
+// boundary thread then waits for its own stores: the Taylor-Green box 10-12 % slower than the first.)
 template <class L, class S>
 __device__ inline void store_images(const SlotPtrs<S>& sp, const GridLayout& gl, uint32_t per, uint32_t cell,
                                     const int64_t (&at)[3]) {
@@ -273,15 +273,33 @@ __device__ inline void store_images(const SlotPtrs<S>& sp, const GridLayout& gl,
         }
       }
 }
-// The images of thread t's pair of plane k (after its even-step update; periodic axes g.per).
+// The images that cell `cell`'s slot s takes (PER): im, bit a: the cell is at n_a - 1 on periodic axis a
+// (its image is at -1: slots with c_s,a = -1); bit 3 + a: at 0 (image at n_a: c_s,a = +1). O[a]: n_a times
+// axis a's stride. Every combination of the axes that apply (edges, corners) is an image.
 template <class L, class S>
-__device__ inline void pair_images(const SlotPtrs<S>& sp, const GridLayout& gl, const PairGeom& g, uint32_t t,
-                                   uint32_t k, PairRows rows) {
-  const PairCell p = pair_cell(g, t, k, rows);
-  if (!p.row) return;
-  const int64_t yi = int64_t(p.y) - 1, zi = int64_t(k);
-  if (p.x0 != 0u) store_images<L, S>(sp, gl, g.per, p.c, {int64_t(p.x0) - 1, yi, zi});
-  if (p.x0 + 1u != g.px - 1u) store_images<L, S>(sp, gl, g.per, p.c + 1u, {int64_t(p.x0), yi, zi});
+__device__ inline void image_put(S* slot, int s, uint32_t cell, float v, uint32_t im, const uint32_t (&O)[3]) {
+  uint32_t m = 0;
+  TESSERA_LBM_UNROLL
+  for (int a = 0; a < 3; ++a) {
+    const int ca = L::c(s, a);
+    if (ca != 0) m |= ((im >> (ca < 0 ? a : 3 + a)) & 1u) << a;
+  }
+  for (uint32_t sub = m; sub != 0u; sub = (sub - 1u) & m) {
+    uint32_t img = cell;
+    TESSERA_LBM_UNROLL
+    for (int a = 0; a < 3; ++a)
+      if ((sub >> a) & 1u) img = L::c(s, a) > 0 ? img + O[a] : img - O[a];
+    slot[img] = Storage<S>::store(v);
+  }
+}
+// image_put's im for the interior cell at (xi, yi, k) (periodic axes per; 0 if it has no image).
+__device__ inline uint32_t image_sides(const GridLayout& gl, uint32_t per, uint32_t xi, uint32_t yi, uint32_t k) {
+  const uint32_t at[3] = {xi, yi, k}, n[3] = {uint32_t(gl.nx), uint32_t(gl.ny), uint32_t(gl.nz)};
+  uint32_t im = 0;
+  TESSERA_LBM_UNROLL
+  for (int a = 0; a < 3; ++a)
+    if ((per >> a) & 1u) im |= (at[a] + 1u == n[a] ? 1u << a : 0u) | (at[a] == 0u ? 8u << a : 0u);
+  return im;
 }
 
 // (GCC, compiling the host emulation in tests/lbm/test_tuned.cpp, cannot see that XE's wx is read only where
@@ -290,7 +308,8 @@ __device__ inline void pair_images(const SlotPtrs<S>& sp, const GridLayout& gl, 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false, bool XE = false>
+template <class L, class S, CollisionKind K, int M, bool KF = true, bool SP = false, bool FC = false, bool XE = false,
+          bool PER = false>
 __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags,
                                    const StepArgs<float>& a,
                                    const PairGeom& g, const WallTable& c_pair_walls, uint32_t t, uint32_t k,
@@ -321,10 +340,21 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   const uint8_t fl_lo = uint8_t(fl2 & 0xffu), fl_hi = uint8_t(fl2 >> 8);
   const bool up_lo = row && x0 != 0u && is_fluid(fl_lo);
   const bool up_hi = row && x0 + 1u != g.px - 1u && is_fluid(fl_hi);
+  // PER, even step: the interior cells that keep their slots (not fluid) copy them into their images.
+  const auto keep_images = [&]() {
+    if constexpr (PER) {
+      const int64_t yi = int64_t(y) - 1, zi = int64_t(k);
+      if (row && x0 != 0u && !up_lo) store_images<L, S>(sp, a.grid, g.per, c, {int64_t(x0) - 1, yi, zi});
+      if (row && x0 + 1u != g.px - 1u && !up_hi) store_images<L, S>(sp, a.grid, g.per, c + 1u, {int64_t(x0), yi, zi});
+    }
+  };
   // Warp-uniform. The SP form runs on (its stores are masked as every idle lane's are): ptxas sank its
   // loads below this exit, back behind the flags.
   if constexpr (!SP)
-    if (!__any_sync(0xffffffffu, up_lo || up_hi)) return;
+    if (!__any_sync(0xffffffffu, up_lo || up_hi)) {
+      if (!a.odd) keep_images();
+      return;
+    }
 
   // Odd step: a cell with a wall neighbour (no kNoWallNeighbour bit) reads its neighbours' flags into wm
   // (bit q: the cell at x + c_q is a wall); the shuffled streaming skips those links and the cell bounces
@@ -452,8 +482,23 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
     }
   };
   if (!a.odd) {
-    TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) put(sp.p[opposite(q)] + c, lo[q], hi[q], up_lo, up_hi);
+    if constexpr (!PER) {
+      TESSERA_LBM_UNROLL
+      for (int q = 0; q < Q; ++q) put(sp.p[opposite(q)] + c, lo[q], hi[q], up_lo, up_hi);
+    } else {  // each value into its own slot and its images (image_put), then the cells that kept theirs
+      const uint32_t yi = y - 1u, im_lo = up_lo ? image_sides(a.grid, g.per, x0 - 1u, yi, k) : 0u,
+                     im_hi = up_hi ? image_sides(a.grid, g.per, x0, yi, k) : 0u;
+      const uint32_t O[3] = {uint32_t(a.grid.nx), uint32_t(a.grid.ny) * g.px, uint32_t(a.grid.nz) * g.pxy};
+      TESSERA_LBM_UNROLL
+      for (int q = 0; q < Q; ++q) {
+        put(sp.p[opposite(q)] + c, lo[q], hi[q], up_lo, up_hi);
+        if ((im_lo | im_hi) != 0u) {
+          image_put<L, S>(sp.p[opposite(q)], opposite(q), c, lo[q], im_lo, O);
+          image_put<L, S>(sp.p[opposite(q)], opposite(q), c + 1u, hi[q], im_hi, O);
+        }
+      }
+      keep_images();
+    }
   } else {
     put(f + c, lo[0], hi[0], up_lo, up_hi);
     const uint32_t wm_hi_below = __shfl_up_sync(0xffffffffu, wm_hi, 1);
