@@ -141,8 +141,8 @@ TEST_CASE("fused steps: where they do not apply they say so", "[lbm]") {
 TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
   const GridLayout g = grid_for(LatticeKind::D3Q19, 254, 122, 64);
   LatticeState s(LatticeKind::D3Q19, Precision::FP32, g, exec::Space::Host);
-  // Defaults: the even step 4 planes ahead; 7 planes of 256 x 77 B rows in 12 MB: up to 86 rows, so 2 slabs of 61.
-  CHECK(fused_steps_shape(s) == std::array<int, 3>{61, 4, 1});
+  // Defaults: the even step 6 planes ahead; 9 planes of 256 x 77 B rows in 12 MB: up to 67 rows, so 2 slabs of 61.
+  CHECK(fused_steps_shape(s) == std::array<int, 3>{61, 6, 1});
   {
     const tessera::test::ScopedEnv r("TESSERA_LBM_FUSED_ROWS", "6"), l("TESSERA_LBM_FUSED_LAG", "1000");
     CHECK(fused_steps_shape(s) == std::array<int, 3>{6, 64, 1});  // the lag at most nz

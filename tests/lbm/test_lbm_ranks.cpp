@@ -152,9 +152,10 @@ TEST_CASE("GPU: a closed box takes fused step pairs and gives the bits of single
 }
 
 // One rank along periodic axes exchanges with itself: the fused even step writes the forward exchange into
-// the ghost layer (store_images) and the solver runs the reverse exchange after each pair. The same bits
+// the ghost layer (image_put) and the solver runs the reverse exchange after each pair. The same bits
 // as single steps with their exchanges: x and z periodic (y walls, the lid moving) and every axis periodic,
-// in one slab and in slabs of 3 rows (the first slab's row 0 left to the last slab), with a sphere inside
+// in one slab and in slabs of 3 rows (the first slab's row 0 left to the last slab), at the default lag and
+// at 3 (the odd planes interleaved with the even ones), with a sphere inside
 // and a plate of solid cells on the periodic side x = 0 (copied as they are), D3Q19 / D3Q27, fp32 / fp16.
 TEST_CASE("GPU: periodic axes on one rank take fused step pairs and give the bits of single steps", "[lbm][gpu]") {
   TESSERA_GPU_TEST();
@@ -162,24 +163,25 @@ TEST_CASE("GPU: periodic axes on one rank take fused step pairs and give the bit
   for (LatticeKind k : {LatticeKind::D3Q19, LatticeKind::D3Q27})
     for (Precision pr : {Precision::FP32, Precision::FP16})
       for (int all : {0, 1})
-        for (const char* rows : {"", "3"}) {
-          INFO(to_string(k) << " " << to_string(pr) << (all ? " every axis periodic" : " x, z periodic") << " rows '"
-                            << rows << "'");
-          SimulationSpec spec = fixtures::periodic_3d(k, pr, CollisionKind::BGK, {14, 11, 9}, /*sphere=*/true);
-          spec.collision.force[0] = 0.0;
-          spec.path = KernelPath::Tuned;
-          if (all) spec.faces[2].kind = spec.faces[3].kind = FaceBC::Periodic;
-          const auto sphere = spec.solid;
-          spec.solid = [sphere](int64_t x, int64_t y, int64_t z) {
-            return sphere(x, y, z) || (x == 0 && y >= 4 && y <= 6 && z >= 2);  // a plate on the periodic side
-          };
-          const tessera::test::ScopedEnv slab("TESSERA_LBM_FUSED_ROWS", rows);
-          const fixtures::Fields single = fused_run(spec, "off", {31});
-          const fixtures::Fields fused = fused_run(spec, "on", {7, 24});  // the second call starts at an odd step
-          REQUIRE(fixtures::max_abs(single.u) > 1e-3);
-          REQUIRE(fixtures::same_bits(single.rho, fused.rho));
-          REQUIRE(fixtures::same_bits(single.u, fused.u));
-        }
+        for (const char* rows : {"", "3"})
+          for (const char* lag : {"", "3"}) {  // unset: 16, so nz = 9 (every even plane first); 3: interleaved
+            INFO(to_string(k) << " " << to_string(pr) << (all ? " every axis periodic" : " x, z periodic") << " rows '"
+                              << rows << "' lag '" << lag << "'");
+            SimulationSpec spec = fixtures::periodic_3d(k, pr, CollisionKind::BGK, {14, 11, 9}, /*sphere=*/true);
+            spec.collision.force[0] = 0.0;
+            spec.path = KernelPath::Tuned;
+            if (all) spec.faces[2].kind = spec.faces[3].kind = FaceBC::Periodic;
+            const auto sphere = spec.solid;
+            spec.solid = [sphere](int64_t x, int64_t y, int64_t z) {
+              return sphere(x, y, z) || (x == 0 && y >= 4 && y <= 6 && z >= 2);  // a plate on the periodic side
+            };
+            const tessera::test::ScopedEnv slab("TESSERA_LBM_FUSED_ROWS", rows), ahead("TESSERA_LBM_FUSED_LAG", lag);
+            const fixtures::Fields single = fused_run(spec, "off", {31});
+            const fixtures::Fields fused = fused_run(spec, "on", {7, 24});  // the second call starts at an odd step
+            REQUIRE(fixtures::max_abs(single.u) > 1e-3);
+            REQUIRE(fixtures::same_bits(single.rho, fused.rho));
+            REQUIRE(fixtures::same_bits(single.u, fused.u));
+          }
 }
 
 // The automatic rank grid splits where the halo is smallest and contiguous: z for a box long in z (not

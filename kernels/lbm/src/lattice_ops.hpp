@@ -80,7 +80,7 @@ bool tuned_pair_step(const exec::Exec& ex, LatticeState& s, const CollisionParam
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p);
 void tuned_fused_steps(const exec::Exec& ex, LatticeState& s, const CollisionParams& p, int64_t pairs, unsigned per);
 int fused_rows(const LatticeState& s, int lag);
-int fused_lag(const LatticeState& s);
+int fused_lag(const LatticeState& s, unsigned per = 0u);  // per: the periodic axes (z periodic: a longer lag)
 int fused_pairs_per_launch();
 int fused_signal_form();
 bool fused_xface_early();

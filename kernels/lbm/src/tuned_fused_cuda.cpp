@@ -75,10 +75,10 @@
 namespace tessera::lbm::detail {
 
 namespace {
-// TESSERA_LBM_FUSED_LAG (planes the even step runs ahead of the odd one within a slab, >= 2; default 4: on
-// an H200 at 256^3 and 512^3 4-5 % faster than 3, docs/performance.md LBM item 36),
-// TESSERA_LBM_FUSED_ROWS (rows per slab, >= 2; unset or 0: from the window) and TESSERA_LBM_FUSED_MB (the
-// window: MB of planes in flight per slab, default 12), read per call (measurement).
+// TESSERA_LBM_FUSED_LAG (planes the even step runs ahead of the odd one within a slab, >= 2; default 6, and
+// 16 for boxes periodic along z: fused_lag), TESSERA_LBM_FUSED_ROWS (rows per slab, >= 2; unset or 0: from
+// the window) and TESSERA_LBM_FUSED_MB (the window: MB of planes in flight per slab, default 12), read per
+// call (measurement).
 int fused_knob(const char* var, int fallback, int lo) {
   return int(std::min<long>(knob_integer(var, fallback, lo, "an integer >= " + std::to_string(lo) + " (unset: the default)"),
                             1L << 20));
@@ -100,7 +100,17 @@ int fused_rows(const LatticeState& s, int lag) {
   const int64_t slabs = (g.ny + fit - 1) / fit;
   return int(std::max<int64_t>(2, (g.ny + slabs - 1) / slabs));
 }
-int fused_lag(const LatticeState& s) { return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 4, 2), s.grid().nz)); }
+// The lag (at most nz). 6 by default: on an H100 (2026-12-06, c4db465) 2.2-7.3 % faster than 4 in all eight
+// fp32 cases of bench_lbm (D3Q19 / D3Q27, periodic / walled, 256^3 / 512^3) and faster than 8 in six of them;
+// 4 had been 4-5 % faster than 3 on an H200 before the one-fence signal and the parallel waits (LBM items 36,
+// 39, 40), and 6 is not yet measured there. With z periodic (per bit 4: the odd planes run one later, so O(1)
+// needs the even step 3 planes on) 16 unless the knob is set (then at least 3): the solver's Taylor-Green box
+// on an H100, D3Q19 / D3Q27 fp32 256^3 fused, 16,995 / 10,419 MLUPs/s at lag 4, 18,401 / 11,250 at 6,
+// 19,331 / 11,866 at 12, 19,495 / 12,053 at 16 (docs/performance.md, LBM item 43).
+int fused_lag(const LatticeState& s, unsigned per) {
+  if (per & 4u) return int(std::min<int64_t>(std::max(fused_knob("TESSERA_LBM_FUSED_LAG", 16, 2), 3), s.grid().nz));
+  return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 6, 2), s.grid().nz));
+}
 
 // TESSERA_LBM_FUSED_PAIRS (read per call; measurement): the most step pairs one launch takes (default 1: a
 // launch per pair; on an H100 10 pairs per launch were 8-18 % slower: docs/performance.md, LBM item 39).
@@ -287,8 +297,7 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   constexpr int BX = 128, MB = L::Q <= 19 ? 5 : 4;  // the pair kernel's launch bounds (pair_launch)
   const GridLayout& g = s.grid();
   PairGeom pg = make_pair_geom(g, 2);
-  // z periodic: the odd planes run one later (O(1) first, O(0) last), so O(1) needs the even step 3 planes on.
-  const int lag = (per & 4u) ? int(std::min<int64_t>(std::max(fused_lag(s), 3), g.nz)) : fused_lag(s);
+  const int lag = fused_lag(s, per);
   FusedPlan P;
   P.per = per;
   pg.per = per;
