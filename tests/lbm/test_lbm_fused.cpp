@@ -149,7 +149,7 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
   }
   {
     const tessera::test::ScopedEnv pp("TESSERA_LBM_FUSED_PAIRS", "3");
-    CHECK(fused_steps_shape(s) == std::array<int, 3>{61, 4, 3});
+    CHECK(fused_steps_shape(s) == std::array<int, 3>{61, 6, 3});
   }
   {
     const tessera::test::ScopedEnv pp("TESSERA_LBM_FUSED_PAIRS", "0");  // at least one pair per launch
