@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "../../kernels/lbm/src/lattice_ops.hpp"  // detail::fused_lag
 #include "catch_compat.hpp"
 #include "lbm_test_util.hpp"
 
@@ -146,6 +147,17 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
   {
     const tessera::test::ScopedEnv r("TESSERA_LBM_FUSED_ROWS", "6"), l("TESSERA_LBM_FUSED_LAG", "1000");
     CHECK(fused_steps_shape(s) == std::array<int, 3>{6, 64, 1});  // the lag at most nz
+    CHECK(lbm::detail::fused_lag(s, 4u) == 64);
+  }
+  // A rank periodic along z (bit 4 of the periodic axes; its odd planes run one later): 16 unless the knob is
+  // set, then at least 3; other axes do not change the lag.
+  CHECK(lbm::detail::fused_lag(s, 4u) == 16);
+  CHECK(lbm::detail::fused_lag(s, 7u) == 16);
+  CHECK(lbm::detail::fused_lag(s, 3u) == 6);
+  {
+    const tessera::test::ScopedEnv l("TESSERA_LBM_FUSED_LAG", "2");
+    CHECK(lbm::detail::fused_lag(s, 4u) == 3);
+    CHECK(lbm::detail::fused_lag(s, 0u) == 2);
   }
   {
     const tessera::test::ScopedEnv pp("TESSERA_LBM_FUSED_PAIRS", "3");

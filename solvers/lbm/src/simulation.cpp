@@ -161,9 +161,9 @@ Simulation::Simulation(MPI_Comm comm, exec::Space space, SimulationSpec spec) : 
   const FusedSteps mode = fused_steps_mode();  // read (and a bad value refused) on every rank
   bool remote = false;
   for (const auto& side : halo_->exchanging_sides()) remote = remote || side[0] || side[1];
-  for (int a = 0; a < 3; ++a)
-    if (halo_->values_per_exchange(true) > 0 && spec_.faces[std::size_t(2 * a)].kind == FaceBC::Periodic)
-      fused_periodic_ |= 1u << a;
+  if (halo_->values_per_exchange(true) > 0)  // (a rank with a periodic axis exchanges with itself)
+    for (int a = 0; a < 3; ++a)
+      if (spec_.faces[std::size_t(2 * a)].kind == FaceBC::Periodic) fused_periodic_ |= 1u << a;
   if (spec_.path == KernelPath::Tuned && !remote && links_.size() == 0 && fused_steps_available(*state_, spec_.collision))
     fused_ = mode == FusedSteps::On ? Fused::On : mode == FusedSteps::Off ? Fused::Off : Fused::Pending;
 }
@@ -252,12 +252,12 @@ int64_t Simulation::fused_trial(int64_t pairs) {
     const int64_t run_end = u < 2 ? u + 1 : u < 2 + kTrialPairs ? 2 + kTrialPairs : 2 + 2 * kTrialPairs;
     const int64_t n = std::min(run_end - u, pairs - done);  // units of this kind now
     Event t0(sp), t1(sp);
-    t0.record(ex_.stream);
+    if (timed) t0.record(ex_.stream);
     if (fused) fused_pairs(n);
     else
       for (int64_t i = 0; i < 2 * n; ++i) single_step();
-    t1.record(ex_.stream);
     if (timed) {
+      t1.record(ex_.stream);
       t1.synchronize();
       trial_ms_[fused ? 0 : 1] += Event::elapsed_ms(t0, t1);
     }
