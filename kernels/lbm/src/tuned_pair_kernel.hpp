@@ -244,8 +244,8 @@ constexpr int links_from_minus_x() {
 // (store_images). So a ghost holds what the solver's forward self-exchange (AAHalo) copies there and the odd
 // step reads the same values; the reverse exchange after the odd step is the caller's. The ghost cells'
 // other slots are read by no one. (Forms tried on an H100, 2026-12-06: all images after the stores from the
-// values in registers spilled 32-228 bytes; read back from memory after the update, no spills, but each
-// boundary thread then waits for its own stores: the Taylor-Green box 10-12 % slower than the first.)
+// values in registers spilled 32-228 bytes; read back from memory after the update, no spills, but the
+// Taylor-Green box 10-12 % slower than the first, likely because each boundary thread waits for its own stores.)
 template <class L, class S>
 __device__ inline void store_images(const SlotPtrs<S>& sp, const GridLayout& gl, uint32_t per, uint32_t cell,
                                     const int64_t (&at)[3]) {
