@@ -246,38 +246,15 @@ constexpr int links_from_minus_x() {
 // other slots are read by no one. (Forms tried on an H100, 2026-12-06: all images after the stores from the
 // values in registers spilled 32-228 bytes; read back from memory after the update, no spills, but the
 // Taylor-Green box 10-12 % slower than the first, likely because each boundary thread waits for its own stores.)
-template <class L, class S>
-__device__ inline void store_images(const SlotPtrs<S>& sp, const GridLayout& gl, uint32_t per, uint32_t cell,
-                                    const int64_t (&at)[3]) {
-  const int64_t n[3] = {gl.nx, gl.ny, gl.nz}, stride[3] = {1, gl.px(), gl.px() * gl.py()};
-  int lo_d[3], hi_d[3];  // the displacements along each axis, in units of n: from lo_d to hi_d
-  bool any = false;
-  for (int a = 0; a < 3; ++a) {
-    const bool on = (per >> a) & 1u;
-    lo_d[a] = on && at[a] == n[a] - 1 ? -1 : 0;  // the image below the box (ghost at -1)
-    hi_d[a] = on && at[a] == 0 ? 1 : 0;          // the image above it (ghost at n)
-    any = any || lo_d[a] != hi_d[a];
-  }
-  if (!any) return;
-  for (int dz = lo_d[2]; dz <= hi_d[2]; ++dz)
-    for (int dy = lo_d[1]; dy <= hi_d[1]; ++dy)
-      for (int dx = lo_d[0]; dx <= hi_d[0]; ++dx) {
-        if (dx == 0 && dy == 0 && dz == 0) continue;
-        const int64_t d = dx * n[0] * stride[0] + dy * n[1] * stride[1] + dz * n[2] * stride[2];
-        const uint32_t img = uint32_t(int64_t(cell) + d);  // -n: a cell at n - 1 goes to the ghost at -1
-        TESSERA_LBM_UNROLL
-        for (int q = 0; q < L::Q; ++q) {
-          // slot q points out of the box along every displaced axis (the ghost at -1 takes c_q = -1)
-          if ((dx != 0 && L::c(q, 0) != dx) || (dy != 0 && L::c(q, 1) != dy) || (dz != 0 && L::c(q, 2) != dz)) continue;
-          sp.p[q][img] = sp.p[q][cell];
-        }
-      }
-}
-// The images that cell `cell`'s slot s takes (PER): im, bit a: the cell is at n_a - 1 on periodic axis a
-// (its image is at -1: slots with c_s,a = -1); bit 3 + a: at 0 (image at n_a: c_s,a = +1). O[a]: n_a times
-// axis a's stride. Every combination of the axes that apply (edges, corners) is an image.
-template <class L, class S>
-__device__ inline void image_put(S* slot, int s, uint32_t cell, float v, uint32_t im, const uint32_t (&O)[3]) {
+// The images of cell `cell`'s slot s (PER): im, bit a: the cell is at n_a - 1 on periodic axis a (its image
+// is at -1: slots with c_s,a = -1); bit 3 + a: at 0 (image at n_a: c_s,a = +1). O[a]: n_a times axis a's
+// stride (image_offsets). Every combination of the axes that apply (edges, corners) is an image; put(img)
+// for each.
+struct ImageOffsets {
+  uint32_t o[3];
+};
+template <class L, class F>
+__device__ inline void for_images(int s, uint32_t cell, uint32_t im, const ImageOffsets& O, F&& put) {
   uint32_t m = 0;
   TESSERA_LBM_UNROLL
   for (int a = 0; a < 3; ++a) {
@@ -288,9 +265,24 @@ __device__ inline void image_put(S* slot, int s, uint32_t cell, float v, uint32_
     uint32_t img = cell;
     TESSERA_LBM_UNROLL
     for (int a = 0; a < 3; ++a)
-      if ((sub >> a) & 1u) img = L::c(s, a) > 0 ? img + O[a] : img - O[a];
-    slot[img] = Storage<S>::store(v);
+      if ((sub >> a) & 1u) img = L::c(s, a) > 0 ? img + O.o[a] : img - O.o[a];
+    put(img);
   }
+}
+// A fluid cell's post-collision value v of slot s, into the slot's images.
+template <class L, class S>
+__device__ inline void image_put(S* slot, int s, uint32_t cell, float v, uint32_t im, const ImageOffsets& O) {
+  for_images<L>(s, cell, im, O, [&](uint32_t img) { slot[img] = Storage<S>::store(v); });
+}
+// A cell that keeps its slots (not fluid): each slot copied as it is into its images.
+template <class L, class S>
+__device__ inline void store_images(const SlotPtrs<S>& sp, uint32_t cell, uint32_t im, const ImageOffsets& O) {
+  if (im == 0u) return;
+  TESSERA_LBM_UNROLL
+  for (int q = 0; q < L::Q; ++q) for_images<L>(q, cell, im, O, [&](uint32_t img) { sp.p[q][img] = sp.p[q][cell]; });
+}
+__device__ inline ImageOffsets image_offsets(const GridLayout& gl, const PairGeom& g) {
+  return {{uint32_t(gl.nx), uint32_t(gl.ny) * g.px, uint32_t(gl.nz) * g.pxy}};
 }
 // image_put's im for the interior cell at (xi, yi, k) (periodic axes per; 0 if it has no image).
 __device__ inline uint32_t image_sides(const GridLayout& gl, uint32_t per, uint32_t xi, uint32_t yi, uint32_t k) {
@@ -343,9 +335,10 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   // PER, even step: the interior cells that keep their slots (not fluid) copy them into their images.
   const auto keep_images = [&]() {
     if constexpr (PER) {
-      const int64_t yi = int64_t(y) - 1, zi = int64_t(k);
-      if (row && x0 != 0u && !up_lo) store_images<L, S>(sp, a.grid, g.per, c, {int64_t(x0) - 1, yi, zi});
-      if (row && x0 + 1u != g.px - 1u && !up_hi) store_images<L, S>(sp, a.grid, g.per, c + 1u, {int64_t(x0), yi, zi});
+      if (row && x0 != 0u && !up_lo) store_images<L, S>(sp, c, image_sides(a.grid, g.per, x0 - 1u, y - 1u, k),
+                                                          image_offsets(a.grid, g));
+      if (row && x0 + 1u != g.px - 1u && !up_hi) store_images<L, S>(sp, c + 1u, image_sides(a.grid, g.per, x0, y - 1u, k),
+                                                                      image_offsets(a.grid, g));
     }
   };
   // Warp-uniform. The SP form runs on (its stores are masked as every idle lane's are): ptxas sank its
@@ -488,7 +481,7 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
     } else {  // each value into its own slot and its images (image_put), then the cells that kept theirs
       const uint32_t yi = y - 1u, im_lo = up_lo ? image_sides(a.grid, g.per, x0 - 1u, yi, k) : 0u,
                      im_hi = up_hi ? image_sides(a.grid, g.per, x0, yi, k) : 0u;
-      const uint32_t O[3] = {uint32_t(a.grid.nx), uint32_t(a.grid.ny) * g.px, uint32_t(a.grid.nz) * g.pxy};
+      const ImageOffsets O = image_offsets(a.grid, g);
       TESSERA_LBM_UNROLL
       for (int q = 0; q < Q; ++q) {
         put(sp.p[opposite(q)] + c, lo[q], hi[q], up_lo, up_hi);
