@@ -106,7 +106,10 @@ int fused_rows(const LatticeState& s, int lag) {
 // 39, 40), and 6 is not yet measured there. With z periodic (per bit 4: the odd planes run one later, so O(1)
 // needs the even step 3 planes on) 16 unless the knob is set (then at least 3): the solver's Taylor-Green box
 // on an H100, D3Q19 / D3Q27 fp32 256^3 fused, 16,995 / 10,419 MLUPs/s at lag 4, 18,401 / 11,250 at 6,
-// 19,331 / 11,866 at 12, 19,495 / 12,053 at 16 (docs/performance.md, LBM item 43).
+// 19,331 / 11,866 at 12, 19,495 / 12,053 at 16 (docs/performance.md, LBM item 43). The gain needs the
+// longer lead and the thinner slabs that come with it together (lag 6 with 32-row slabs, or lag 16 with
+// 64-row ones, 14 % slower; item 44, which reads it as the odd item's distance in tickets to the even item
+// it waits for, 2 lag - 5 here and 2 lag - 3 closed, against the items the resident blocks hold).
 int fused_lag(const LatticeState& s, unsigned per) {
   if (per & 4u) return int(std::min<int64_t>(std::max(fused_knob("TESSERA_LBM_FUSED_LAG", 16, 2), 3), s.grid().nz));
   return int(std::min<int64_t>(fused_knob("TESSERA_LBM_FUSED_LAG", 6, 2), s.grid().nz));
