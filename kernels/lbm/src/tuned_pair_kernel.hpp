@@ -247,7 +247,7 @@ constexpr int links_from_minus_x() {
 // values in registers spilled 32-228 bytes; read back from memory after the update, no spills, but the
 // Taylor-Green box 10-12 % slower than the first, likely because each boundary thread waits for its own stores.)
 // The images of cell `cell`'s slot s (PER): im, bit a: the cell is at n_a - 1 on periodic axis a (its image
-// is at -1: slots with c_s,a = -1); bit 3 + a: at 0 (image at n_a: c_s,a = +1). O[a]: n_a times axis a's
+// is at -1: slots with c_s,a = -1); bit 3 + a: at 0 (image at n_a: c_s,a = +1). O.o[a]: n_a times axis a's
 // stride (image_offsets). Every combination of the axes that apply (edges, corners) is an image; put(img)
 // for each.
 struct ImageOffsets {
