@@ -1,0 +1,92 @@
+"""The open speed targets (issues 5 and 8) against benchmark records: one line per target and case, the
+best record of that case (whatever kernel ran it: the solver's auto takes the faster too), and whether it
+meets the target or by how much it falls short. Only records run with the defaults count (no TESSERA_* knob
+set in the record) unless --any-knobs. The records' card must be the target's (an H200): records of another
+card are listed as such and never count as met.
+
+    python3 bench/targets.py RECORDS.jsonl [...]  [--card H200] [--any-knobs]
+
+Exit status 0 whatever the verdicts (a report, not a test of the code); 2 on unreadable input."""
+import argparse
+import json
+import sys
+
+# (label, record filter, value field, target, unit); the LBM cases are the issue's: the periodic box and the
+# walled one, 256^3 and 512^3; the COSMO stencils 256^2 x 80 and larger.
+LBM = [("D3Q19", "fp32", 25000.0), ("D3Q19", "fp16", 45000.0), ("D3Q27", "fp32", 17500.0)]
+COSMO = [("cosmo_hdiff", 0.85), ("cosmo_vadv", 0.85)]
+
+
+def load(paths):
+    out = []
+    for p in paths:
+        try:
+            with open(p) as f:
+                for i, line in enumerate(f, 1):
+                    line = line.strip()
+                    if not line.startswith("{"):
+                        continue
+                    try:
+                        out.append(json.loads(line))
+                    except json.JSONDecodeError as e:
+                        raise SystemExit(f"targets: {p}:{i}: not a JSON record ({e.msg}); fix or drop that line")
+        except OSError as e:
+            raise SystemExit(f"targets: {p}: {e.strerror}; name a JSON Lines file of benchmark records")
+    return out
+
+
+def defaults_only(r):
+    return not any(v not in ("", None) for k, v in r.items() if k.startswith("TESSERA_"))
+
+
+def verdict(value, target, card_ok):
+    if not card_ok:
+        return "not the target's card"
+    if value >= target:
+        return "met"
+    return f"short {100.0 * (1.0 - value / target):.1f} %"
+
+
+def report(records, card):
+    lines = []
+    for lat, prec, target in LBM:
+        for box in ("periodic", "walls"):
+            for n in (256, 512):
+                rs = [r for r in records if r.get("benchmark") == "lbm_stream_collide" and r.get("lattice") == lat
+                      and r.get("precision") == prec and r.get("box") == box and r.get("n") == n and r.get("mlups")]
+                label = f"LBM {lat} {prec} {box:8} {n}^3 >= {target:,.0f} MLUPs/s"
+                if not rs:
+                    lines.append(f"{label}: no record")
+                    continue
+                best = max(rs, key=lambda r: r["mlups"])
+                ok = card in str(best.get("card", ""))
+                lines.append(f"{label}: {best['mlups']:,.0f} ({best.get('kernel_form', best.get('kernel', '?'))}, "
+                             f"{best.get('fraction_of_copy', 0):.3f} of copy, {best.get('card', '?')}, "
+                             f"{best.get('commit', '?')}): {verdict(best['mlups'], target, ok)}")
+    for kern, target in COSMO:
+        for n in sorted({r.get("nx") for r in records if r.get("kernel") == kern and r.get("nx")}):
+            rs = [r for r in records if r.get("kernel") == kern and r.get("nx") == n and "fraction_of_copy" in r]
+            best = max(rs, key=lambda r: r["fraction_of_copy"])
+            ok = card in str(best.get("card", ""))
+            lines.append(f"{kern[6:]} {n}^2 x {best.get('nz', '?')} >= {target:.2f} of copy: "
+                         f"{best['fraction_of_copy']:.3f} ({best.get('power_w_mean', 0):.0f} W, "
+                         f"{best.get('card', '?')}, {best.get('commit', '?')}): {verdict(best['fraction_of_copy'], target, ok)}")
+    return lines
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("records", nargs="+")
+    ap.add_argument("--card", default="H200", help="the targets' card (a substring of the records' card)")
+    ap.add_argument("--any-knobs", action="store_true", help="also records run with TESSERA_* knobs set")
+    a = ap.parse_args(argv)
+    records = load(a.records)
+    if not a.any_knobs:
+        records = [r for r in records if defaults_only(r)]
+    for line in report(records, a.card):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
