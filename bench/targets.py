@@ -71,6 +71,8 @@ def report(records, card):
     for kern, target in COSMO:
         for n in sorted({r.get("nx") for r in records if r.get("kernel") == kern and r.get("nx")}):
             rs = [r for r in records if r.get("kernel") == kern and r.get("nx") == n and "fraction_of_copy" in r]
+            if not rs:
+                continue
             best = max(rs, key=lambda r: r["fraction_of_copy"])
             ok = card in str(best.get("card", ""))
             lines.append(f"{kern[6:]} {n}^2 x {best.get('nz', '?')} >= {target:.2f} of copy: "
