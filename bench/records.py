@@ -44,15 +44,23 @@ def normalise(r):
     return r
 
 
-def load(path):
+def read(path):
+    """The records of a JSON Lines file as they are (lines not starting with '{' skipped)."""
     out = []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line.startswith("{"):
-                continue
-            try:
-                out.append(normalise(json.loads(line)))
-            except json.JSONDecodeError as e:
-                raise SystemExit(f"{path}:{n}: not valid JSON ({e})")
+    try:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                line = line.strip()
+                if not line.startswith("{"):
+                    continue
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError as e:
+                    raise SystemExit(f"{path}:{n}: not valid JSON ({e}); fix or drop that line")
+    except OSError as e:
+        raise SystemExit(f"{path}: {e.strerror}; name a JSON Lines file of benchmark records")
     return out
+
+
+def load(path):
+    return [normalise(r) for r in read(path)]

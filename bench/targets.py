@@ -7,33 +7,18 @@ card must be the target's (an H200): records of another card are listed as such 
 
     python3 bench/targets.py RECORDS.jsonl [...]  [--card H200] [--any-knobs] [--burst]
 
-Exit status 0 whatever the verdicts (a report, not a test of the code); 2 on unreadable input."""
+Exit status 0 whatever the verdicts (a report, not a test of the code); 1 on unreadable input."""
 import argparse
-import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import records as bench_records  # noqa: E402  (bench/records.py)
 
 # (label, record filter, value field, target, unit); the LBM cases are the issue's: the periodic box and the
 # walled one, 256^3 and 512^3; the COSMO stencils 256^2 x 80 and larger.
 LBM = [("D3Q19", "fp32", 25000.0), ("D3Q19", "fp16", 45000.0), ("D3Q27", "fp32", 17500.0)]
 COSMO = [("cosmo_hdiff", 0.85), ("cosmo_vadv", 0.85)]
-
-
-def load(paths):
-    out = []
-    for p in paths:
-        try:
-            with open(p) as f:
-                for i, line in enumerate(f, 1):
-                    line = line.strip()
-                    if not line.startswith("{"):
-                        continue
-                    try:
-                        out.append(json.loads(line))
-                    except json.JSONDecodeError as e:
-                        raise SystemExit(f"targets: {p}:{i}: not a JSON record ({e.msg}); fix or drop that line")
-        except OSError as e:
-            raise SystemExit(f"targets: {p}: {e.strerror}; name a JSON Lines file of benchmark records")
-    return out
 
 
 def defaults_only(r):
@@ -44,12 +29,13 @@ def sustained(r):
     return float(r.get("warmup_s") or 0.0) >= 2.5
 
 
-def verdict(value, target, card_ok):
-    if not card_ok:
-        return "not the target's card"
-    if value >= target:
-        return "met"
-    return f"short {100.0 * (1.0 - value / target):.1f} %"
+def judge(rs, field, target, card):
+    """The best of records rs by field, and its verdict against target (never met off the target's card)."""
+    best = max(rs, key=lambda r: r[field])
+    value = best[field]
+    if card not in str(best.get("card", "")):
+        return best, "not the target's card"
+    return best, "met" if value >= target else f"short {100.0 * (1.0 - value / target):.1f} %"
 
 
 def report(records, card):
@@ -63,21 +49,19 @@ def report(records, card):
                 if not rs:
                     lines.append(f"{label}: no record")
                     continue
-                best = max(rs, key=lambda r: r["mlups"])
-                ok = card in str(best.get("card", ""))
+                best, v = judge(rs, "mlups", target, card)
                 lines.append(f"{label}: {best['mlups']:,.0f} ({best.get('kernel_form', best.get('kernel', '?'))}, "
                              f"{best.get('fraction_of_copy', 0):.3f} of copy, {best.get('card', '?')}, "
-                             f"{best.get('commit', '?')}): {verdict(best['mlups'], target, ok)}")
+                             f"{best.get('commit', '?')}): {v}")
     for kern, target in COSMO:
         for n in sorted({r.get("nx") for r in records if r.get("kernel") == kern and r.get("nx")}):
             rs = [r for r in records if r.get("kernel") == kern and r.get("nx") == n and "fraction_of_copy" in r]
             if not rs:
                 continue
-            best = max(rs, key=lambda r: r["fraction_of_copy"])
-            ok = card in str(best.get("card", ""))
+            best, v = judge(rs, "fraction_of_copy", target, card)
             lines.append(f"{kern[6:]} {n}^2 x {best.get('nz', '?')} >= {target:.2f} of copy: "
                          f"{best['fraction_of_copy']:.3f} ({best.get('power_w_mean', 0):.0f} W, "
-                         f"{best.get('card', '?')}, {best.get('commit', '?')}): {verdict(best['fraction_of_copy'], target, ok)}")
+                         f"{best.get('card', '?')}, {best.get('commit', '?')}): {v}")
     return lines
 
 
@@ -88,12 +72,12 @@ def main(argv):
     ap.add_argument("--any-knobs", action="store_true", help="also records run with TESSERA_* knobs set")
     ap.add_argument("--burst", action="store_true", help="also records without the sustained warm-up")
     a = ap.parse_args(argv)
-    records = load(a.records)
+    recs = [r for p in a.records for r in bench_records.read(p)]
     if not a.burst:
-        records = [r for r in records if sustained(r)]
+        recs = [r for r in recs if sustained(r)]
     if not a.any_knobs:
-        records = [r for r in records if defaults_only(r)]
-    for line in report(records, a.card):
+        recs = [r for r in recs if defaults_only(r)]
+    for line in report(recs, a.card):
         print(line)
     return 0
 
