@@ -15,8 +15,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import records as bench_records  # noqa: E402  (bench/records.py)
 
-# (label, record filter, value field, target, unit); the LBM cases are the issue's: the periodic box and the
-# walled one, 256^3 and 512^3; the COSMO stencils 256^2 x 80 and larger.
+# LBM: (lattice, storage, MLUPs/s), each judged in the cases: the periodic box and the walled one,
+# 256^3 and 512^3. COSMO: (the record's kernel, fraction of copy), at every size recorded (256^2 x 80 and up).
 LBM = [("D3Q19", "fp32", 25000.0), ("D3Q19", "fp16", 45000.0), ("D3Q27", "fp32", 17500.0)]
 COSMO = [("cosmo_hdiff", 0.85), ("cosmo_vadv", 0.85)]
 
