@@ -10,7 +10,10 @@
 // thread's).
 // The closed boxes' face cells take their walls from their own flags (TESSERA_LBM_FACE_CELLS on, the default)
 // or from their neighbours' (off), the x faces' with the pair loads (the default) or after them
-// (TESSERA_LBM_FUSED_XFACE=late). Every slot of every cell is compared, ghosts and walls included.
+// (TESSERA_LBM_FUSED_XFACE=late). The even items' quad step (TESSERA_LBM_FUSED_EVEN=quad: fp16 storage on the
+// shapes whose slot stride is a multiple of 4, 72 x 11 x 9, 64 x 8 x 7 and 256 x 124 x 66 padded cells; the pair
+// step elsewhere) on slabs of several heights and with several pairs per launch. Every slot of every cell is
+// compared, ghosts and walls included.
 #include <array>
 #include <cstdlib>
 #include <string>
@@ -82,6 +85,15 @@ TEST_CASE("fused steps give the bits of as many tuned steps and the reference's 
                 REQUIRE(fused == tuned);
                 REQUIRE(max_diff(fused, ref) < (pr == Precision::FP32 ? 1e-6 : 4e-5));
               }
+        for (const char* rows : {"", "2", "3", "1000"})  // the even items' quad step (fp16, a stride of 4n)
+          for (const char* per : {"", "2"}) {
+            INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
+                              << " ghost walls " << cs.ghost_walls << " even quad, rows '" << rows
+                              << "' pairs per launch '" << per << "'");
+            const tessera::test::ScopedEnv e("TESSERA_LBM_FUSED_EVEN", "quad"), r("TESSERA_LBM_FUSED_ROWS", rows),
+                pp("TESSERA_LBM_FUSED_PAIRS", per);
+            REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
+          }
         if (cs.ghost_walls) {
           {  // the face cells' walls from their neighbours' flags (the odd items without FC)
             INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
@@ -115,6 +127,14 @@ TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]"
       }
     {  // the x faces' wall links loaded late
       const tessera::test::ScopedEnv xe("TESSERA_LBM_FUSED_XFACE", "late"), r("TESSERA_LBM_FUSED_ROWS", "6");
+      REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
+    }
+    for (const char* per : {"", "16"}) {  // the even items' quad step (fp16 here: 256 x 124 x 66 cells, 4n)
+      INFO(to_string(pr) << " even quad, pairs per launch '" << per << "'");
+      CHECK(lbm::detail::tuned_quad_applicable(LatticeState(LatticeKind::D3Q19, pr, grid_for(LatticeKind::D3Q19, 254, 122, 64),
+                                                            exec::Space::Host)));
+      const tessera::test::ScopedEnv e("TESSERA_LBM_FUSED_EVEN", "quad"), r("TESSERA_LBM_FUSED_ROWS", "6"),
+          pp("TESSERA_LBM_FUSED_PAIRS", per);
       REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
     }
   }
@@ -168,7 +188,7 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
     CHECK_THROWS(fused_steps_shape(s));
   }
   for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_PAIRS",
-                          "TESSERA_LBM_FUSED_FENCE", "TESSERA_LBM_FUSED_XFACE"}) {
+                          "TESSERA_LBM_FUSED_FENCE", "TESSERA_LBM_FUSED_XFACE", "TESSERA_LBM_FUSED_EVEN"}) {
     const tessera::test::ScopedEnv bad(var, "x");
     try {
       (void)fused_steps_shape(s);

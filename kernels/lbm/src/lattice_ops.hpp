@@ -84,6 +84,9 @@ int fused_lag(const LatticeState& s, unsigned per = 0u);  // per: the periodic a
 int fused_pairs_per_launch();
 int fused_signal_form();
 bool fused_xface_early();
+bool fused_even_quad();  // TESSERA_LBM_FUSED_EVEN=quad (the even items' quad step; fp16, measurement)
+// Whether the fused steps' even items take the quad step for s with periodic axes per (0: none).
+bool fused_even_quad_used(const LatticeState& s, unsigned per);
 // The one-cell kernel's loads and stores without the collision (stream_pattern_only).
 void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide);
 

@@ -168,9 +168,14 @@ FusedSteps fused_steps_mode() {
 
 std::array<int, 3> fused_steps_shape(const LatticeState& s) {
   const int lag = detail::fused_lag(s);
-  (void)detail::fused_signal_form();  // a bad TESSERA_LBM_FUSED_FENCE or _XFACE is refused here too
+  (void)detail::fused_signal_form();  // a bad TESSERA_LBM_FUSED_FENCE, _XFACE or _EVEN is refused here too
   (void)detail::fused_xface_early();
+  (void)detail::fused_even_quad();
   return {detail::fused_rows(s, lag), lag, detail::fused_pairs_per_launch()};
+}
+
+std::string fused_steps_form(const LatticeState& s) {
+  return detail::fused_even_quad_used(s, 0u) ? "fused-quad-even" : "fused-pair";
 }
 
 void stream_pattern_only(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide) {

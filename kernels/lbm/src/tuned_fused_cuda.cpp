@@ -11,7 +11,8 @@
 //
 // Order: the box is cut into slabs of rows along y (FusedPlan::rows: as many rows as keep the planes in
 // flight within the L2, fused_rows), and each slab into planes; the work items are (slab, plane, step)
-// and every item is `tiles` blocks of the pair kernel's shape. Blocks take tickets from a counter in
+// and every item is blocks of the pair kernel's shape (FusedPlan::te, to per even and odd item: the same
+// count, unless the even items run the quad step, fused_even_quad). Blocks take tickets from a counter in
 // launch order (not blockIdx), so that an item is only ever waited for by items with later tickets,
 // which are held by blocks that are already running: no deadlock whatever the hardware's block order.
 // Within a slab the items run E(0) .. E(lag - 1), then O(0), E(lag), O(1), E(lag + 1), ..., the odd
@@ -33,7 +34,7 @@
 // but the last pair's then signals (a barrier, a fence, an atomic) and every even item but the first pair's
 // waits (six acquire loads, in flight together since 2026-12-06), which on an H100 cost more than the tail
 // (5-10 %, LBM items 39 and 40), hence not the default. The counters grow over the pairs of a launch (pair p's
-// items are done at (p + 1) tiles), since no item of pair p + 1 can finish before the items of pair p it
+// items are done at (p + 1) te or to blocks), since no item of pair p + 1 can finish before the items of pair p it
 // depends on.
 //
 // Periodic axes (one rank whose ghost layer is its own image, FusedPlan::per; one pair per launch): the
@@ -69,6 +70,7 @@
 
 #include "tessera/core/cuda_check.hpp"
 #include "tuned_pair_kernel.hpp"
+#include "tuned_quad_kernel.hpp"
 #include "tuned_slot.hpp"
 #endif
 
@@ -134,6 +136,19 @@ int fused_signal_form() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", 
 // pair loads are unpacked, as every other wall cell: the form before 2026-12-06).
 bool fused_xface_early() { return knob_choice("TESSERA_LBM_FUSED_XFACE", {"early", "late"}, "early", "early") == 0; }
 
+// TESSERA_LBM_FUSED_EVEN (read per call; measurement): the even items' step: "pair" (default: the pair
+// kernel's, two cells per thread, 4-byte accesses in fp16) or "quad" (the quad kernel's, quad_even_at: four
+// cells per thread, 8-byte accesses in fp16, so 256-byte warp requests where the pair's are 128, which load
+// the link between the L2's partitions less per byte: docs/performance.md, LBM items 15-16; not staged
+// through shared memory, which item 38's staged form paid for in every block). "quad" takes effect with fp16
+// storage (in fp32 the quad's 19 or 27 float4 values do not fit the launch's 102 or 128 registers), no
+// periodic axes (the quad step writes no ghost images) and a slot stride of a multiple of 4
+// (tuned_quad_applicable); elsewhere the even items keep the pair step. Returns whether "quad".
+bool fused_even_quad() { return knob_choice("TESSERA_LBM_FUSED_EVEN", {"pair", "quad"}, "pair", "pair") == 1; }
+bool fused_even_quad_used(const LatticeState& s, unsigned per) {
+  return s.precision() == Precision::FP16 && per == 0u && fused_even_quad() && tuned_quad_applicable(s);
+}
+
 bool tuned_fused_applicable(const LatticeState& s, const CollisionParams& p) {
   return tuned_available(s.lattice(), s.precision()) && tuned_pair_applicable(s) && p.kind == CollisionKind::BGK &&
          !tuned_force_terms(s, p) && s.grid().ny >= 2;
@@ -148,7 +163,7 @@ struct FusedPlan {
   uint32_t nz, ny;
   uint32_t rows;   // rows per slab (>= 2)
   uint32_t slabs;
-  uint32_t tiles;  // blocks per item
+  uint32_t te, to;  // blocks per even and per odd item (fewer per even item with the quad step)
   uint32_t lag;    // 2 <= lag <= nz
   uint32_t pairs;  // step pairs in this launch
   uint32_t signal;  // fused_signal_form(): thread 0's fence after the barrier (0), every thread's before it (1)
@@ -156,26 +171,59 @@ struct FusedPlan {
 };
 struct FusedItem {
   uint32_t pair, slab, k;
+  uint32_t tile;  // the block's place within its item
   bool odd;
 };
 
-// The item at place `pos` of the order (the header comment).
-__device__ inline FusedItem fused_item(const FusedPlan& P, uint32_t pos) {
-  const uint32_t per = 2u * P.nz, pair = pos / (per * P.slabs);
-  pos -= pair * per * P.slabs;
-  FusedItem it{pair, pos / per, 0u, false};
-  const uint32_t r = pos - it.slab * per;
-  if (r < P.lag) {
-    it.k = r;
-    return it;
-  }
-  const uint32_t q = r - P.lag, rest = P.nz - P.lag;
-  if (q < 2u * rest) {
-    it.odd = (q & 1u) == 0u;
-    it.k = it.odd ? q / 2u : q / 2u + P.lag;
+// The item of ticket `ticket` and the block's place in it: the items in the order of the header comment,
+// each item's blocks in a row, P.to per item (QE false: as many per even item) or P.te per even and P.to per
+// odd item (QE: the quad even step, fewer per even item).
+template <bool QE>
+__device__ inline FusedItem fused_item(const FusedPlan& P, uint32_t ticket) {
+  const uint32_t rest = P.nz - P.lag;
+  FusedItem it{0u, 0u, 0u, 0u, false};
+  if constexpr (!QE) {  // items of equal size
+    const uint32_t pos0 = ticket / P.to, per = 2u * P.nz;
+    it.tile = ticket - pos0 * P.to;
+    it.pair = pos0 / (per * P.slabs);
+    const uint32_t pos = pos0 - it.pair * per * P.slabs;
+    it.slab = pos / per;
+    const uint32_t r = pos - it.slab * per;
+    if (r < P.lag) {
+      it.k = r;
+      return it;
+    }
+    const uint32_t q = r - P.lag;
+    if (q < 2u * rest) {
+      it.odd = (q & 1u) == 0u;
+      it.k = it.odd ? q / 2u : q / 2u + P.lag;
+    } else {
+      it.odd = true;
+      it.k = rest + (q - 2u * rest);
+    }
   } else {
-    it.odd = true;
-    it.k = rest + (q - 2u * rest);
+    const uint32_t both = P.te + P.to, per_slab = P.nz * both, per_pair = per_slab * P.slabs;
+    it.pair = ticket / per_pair;
+    uint32_t r = ticket - it.pair * per_pair;
+    it.slab = r / per_slab;
+    r -= it.slab * per_slab;
+    if (r < P.lag * P.te) {  // E(0) .. E(lag - 1)
+      it.k = r / P.te;
+      it.tile = r - it.k * P.te;
+      return it;
+    }
+    r -= P.lag * P.te;
+    if (r < rest * both) {  // O(q), E(q + lag)
+      const uint32_t q = r / both, w = r - q * both;
+      it.odd = w < P.to;
+      it.k = it.odd ? q : q + P.lag;
+      it.tile = it.odd ? w : w - P.to;
+    } else {  // the last odd items
+      r -= rest * both;
+      it.odd = true;
+      it.k = rest + r / P.to;
+      it.tile = r - (r / P.to) * P.to;
+    }
   }
   if (it.odd && (P.per & 4u)) it.k = it.k + 1u == P.nz ? 0u : it.k + 1u;  // z periodic: O(1) .. O(nz - 1), O(0)
   return it;
@@ -220,10 +268,10 @@ __device__ inline void fused_wait(const FusedPlan& P, const unsigned* done, cons
     // y periodic: the last slab's odd items also read the first slab's rows 0 and 1 (store_images' ghost row
     // ny, and the row-0 pass of odd_rows)
     const uint32_t s2 = (P.per & 2u) && it.slab + 1u == P.slabs ? 0u : it.slab;
-    wait_plane(P, done, it.slab == 0u ? 0u : it.slab - 1u, it.slab, s2, it.k, (it.pair + 1u) * P.tiles, lane);
+    wait_plane(P, done, it.slab == 0u ? 0u : it.slab - 1u, it.slab, s2, it.k, (it.pair + 1u) * P.te, lane);
   } else {
     const uint32_t s1 = min(it.slab + 1u, P.slabs - 1u);
-    wait_plane(P, done + P.slabs * P.nz, it.slab, s1, s1, it.k, it.pair * P.tiles, lane);
+    wait_plane(P, done + P.slabs * P.nz, it.slab, s1, s1, it.k, it.pair * P.to, lane);
   }
 }
 // The counter a finished item counts in: every even item's; an odd item's only if a later pair of the
@@ -240,27 +288,35 @@ __device__ inline PairRows odd_rows(const FusedPlan& P, uint32_t y0, uint32_t y1
 }
 
 // ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished blocks of the even items E(., slab, k);
-// ctr[1 + (slabs + slab) nz + k]: of the odd items. Zeroed before each launch.
-template <class L, class S, int BX, int MB, bool FC, bool XE, bool PER>
+// ctr[1 + (slabs + slab) nz + k]: of the odd items. Zeroed before each launch. QE: the even items run the quad
+// step (fused_even_quad; never with PER), its quads from the slab's first cell rounded down to a multiple of 4
+// (a quad across two slabs' boundary is loaded by both even items, each updating its own cells).
+template <class L, class S, int BX, int MB, bool FC, bool XE, bool PER, bool QE = false>
 __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
-                                                               FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
+                                                               QuadGeom qg, FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
+  static_assert(!(QE && PER), "the quad even step writes no ghost images");
   __shared__ unsigned s_ticket;
   if (threadIdx.x == 0) s_ticket = atomicAdd(ctr, 1u);
   __syncthreads();
-  const unsigned ticket = s_ticket;
-  const uint32_t pos = ticket / P.tiles, tile = ticket - pos * P.tiles;
-  const FusedItem it = fused_item(P, pos);
+  const FusedItem it = fused_item<QE>(P, s_ticket);
   unsigned* done = ctr + 1;
   const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
-  const uint32_t t = tile * uint32_t(BX) + threadIdx.x;
+  const uint32_t t = it.tile * uint32_t(BX) + threadIdx.x;
   if (fused_waits(it)) {
     fused_wait(P, done, it, threadIdx.x);
     __syncthreads();
   }
   if (!it.odd) {
-    pair_update<L, S, CollisionKind::BGK, 4, false, false, false, false, PER>(f, sp, flags, ae, g, c_fused_walls, t,
-                                                                              it.k, threadIdx.x & 31u, PairRows{y0, y1});
+    if constexpr (QE) {
+      const uint32_t plane = qg.pxy * (it.k + 1u);
+      const uint32_t lo = plane + qg.px * (1u + y0), end = plane + qg.px * (1u + y1);
+      quad_even_at<L, S, CollisionKind::BGK, false, false, false, true>(sp, flags, ae, qg, (lo & ~3u) + 4u * t, it.k,
+                                                                       lo, end);
+    } else {
+      pair_update<L, S, CollisionKind::BGK, 4, false, false, false, false, PER>(f, sp, flags, ae, g, c_fused_walls, t,
+                                                                                it.k, threadIdx.x & 31u, PairRows{y0, y1});
+    }
   } else {
     pair_update<L, S, CollisionKind::BGK, 4, false, false, FC, XE>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
                                                                threadIdx.x & 31u, odd_rows(P, y0, y1));
@@ -271,7 +327,7 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
   }
   // The item again from the ticket in shared memory (a volatile load: nothing of it kept live across the
   // update, which at 96 registers spilled otherwise).
-  const FusedItem done_it = fused_item(P, *static_cast<volatile unsigned*>(&s_ticket) / P.tiles);
+  const FusedItem done_it = fused_item<QE>(P, *static_cast<volatile unsigned*>(&s_ticket));
   if (unsigned* sig = fused_signal(P, done, done_it)) {
     if (P.signal == 1u) {  // every thread's fence, then the barrier (TESSERA_LBM_FUSED_FENCE=all)
       __threadfence();
@@ -312,8 +368,13 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   P.signal = uint32_t(fused_signal_form());
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
   const uint64_t cell_pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
-  P.tiles = uint32_t((cell_pairs + BX - 1) / BX);  // blocks per item
-  const uint64_t per_pair = uint64_t(P.tiles) * 2u * P.nz * P.slabs;  // blocks
+  P.to = uint32_t((cell_pairs + BX - 1) / BX);  // blocks per odd item
+  // The even items' quad step (fused_even_quad): an even item spans at most rows rows, from a quad up to 3
+  // cells early.
+  const bool quad_even = fused_even_quad_used(s, per);
+  const QuadGeom qg = make_quad_geom(g);
+  P.te = quad_even ? uint32_t(((uint64_t(pg.px) * P.rows + 6u) / 4u + BX - 1) / BX) : P.to;
+  const uint64_t per_pair = uint64_t(P.te + P.to) * P.nz * P.slabs;  // blocks
   TESSERA_REQUIRE(per_pair < (uint64_t(1) << 31), "fused LBM steps: too many blocks (tickets) for one launch");
   // With periodic axes every pair ends with the caller's reverse exchange: one pair per launch.
   const int64_t fit = int64_t(((uint64_t(1) << 31) - 1) / per_pair);
@@ -333,12 +394,19 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
     unsigned* ctr = fused_counters(s, 1u + 2u * std::size_t(P.slabs) * P.nz, st);
     const auto launch = [&](auto fc, auto xe) {
       constexpr bool FC = decltype(fc)::value, XE = decltype(xe)::value;
-      if (per != 0u)
-        stream_collide_fused<L, S, BX, MB, FC, XE, true>
-            <<<unsigned(per_pair * P.pairs), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
-      else
-        stream_collide_fused<L, S, BX, MB, FC, XE, false>
-            <<<unsigned(per_pair * P.pairs), BX, 0, st>>>(f, s.flags(), ae, ao, pg, P, sp, ctr);
+      const unsigned blocks = unsigned(per_pair * P.pairs);
+      if (per != 0u) {
+        stream_collide_fused<L, S, BX, MB, FC, XE, true><<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
+        return;
+      }
+      if constexpr (std::is_same_v<S, half_t>) {  // (the quad even step with fp16 storage only)
+        if (quad_even) {
+          stream_collide_fused<L, S, BX, MB, FC, XE, false, true>
+              <<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
+          return;
+        }
+      }
+      stream_collide_fused<L, S, BX, MB, FC, XE, false><<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
     };
     if (face && early) launch(std::true_type{}, std::true_type{});
     else if (face) launch(std::true_type{}, std::false_type{});

@@ -119,10 +119,11 @@ __device__ inline void quad_put(S* __restrict__ f, uint32_t e, const V& v, uint3
 }
 
 // Which cells of the quad at padded cell c of plane k an even step updates (bit j: cell c + j): those in
-// rows 1 .. py - 2, off the x ghost columns, and fluid. 0 for a quad past the plane's last row.
-__device__ inline uint32_t quad_even_mask(const QuadGeom& g, const uint8_t* __restrict__ flags, uint32_t c, uint32_t k) {
+// [lo, end) (rows of the plane: by default rows 1 .. py - 2, quad_even_mask), off the x ghost columns, and
+// fluid. 0 for a quad at or past end.
+__device__ inline uint32_t quad_even_mask_in(const QuadGeom& g, const uint8_t* __restrict__ flags, uint32_t c, uint32_t k,
+                                            uint32_t lo, uint32_t end) {
   const uint32_t plane = g.pxy * (k + 1u);
-  const uint32_t lo = plane + g.px, end = plane + g.pxy - g.px;  // rows y = 1 .. py - 2
   if (c >= end) return 0u;
   const uint32_t r0 = (c - plane) / g.px;
   const uint32_t x0 = c - plane - r0 * g.px;
@@ -136,29 +137,43 @@ __device__ inline uint32_t quad_even_mask(const QuadGeom& g, const uint8_t* __re
   }
   return up4;
 }
+__device__ inline uint32_t quad_even_mask(const QuadGeom& g, const uint8_t* __restrict__ flags, uint32_t c, uint32_t k) {
+  const uint32_t plane = g.pxy * (k + 1u);
+  return quad_even_mask_in(g, flags, c, k, plane + g.px, plane + g.pxy - g.px);  // rows y = 1 .. py - 2
+}
 
-// The even-step update of thread t of plane k. KF: the step has a force (uniform or per-cell); false drops
-// the force terms (collide_cell's force-free form). H: the loads carry the L2 128-byte hint (tuned_ld_hint.hpp).
-// SP (TESSERA_LBM_SPECULATE, tuned_ld_hint.hpp): the loads of a quad before its row are issued before its
-// flags have arrived (a quad past the plane's last row loads nothing); a quad none of whose cells is
-// updated drops them.
-template <class L, class S, CollisionKind K, bool KF = true, bool H = false, bool SP = false>
-__device__ inline void quad_update_even(const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
-                                        const QuadGeom& g, uint32_t t, uint32_t k) {
+// A quad's load: hinted when H (tuned_ld_hint.hpp); with CG (the fused steps, tuned_fused_cuda.cpp) cached in
+// the L2 only (ld.global.cg), so that no L1 line of this multiprocessor from earlier in the launch is read.
+template <bool H, bool CG, class T>
+__device__ inline T ld_quad(const T* p) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (CG) return __ldcg(p);
+#endif
+  return ld_pop<H>(p);
+}
+
+// The even-step update of the quad at padded cell c (a multiple of 4) of plane k, for its cells in [lo, end)
+// (quad_even_mask_in). KF: the step has a force (uniform or per-cell); false drops the force terms
+// (collide_cell's force-free form). H: the loads carry the L2 128-byte hint (tuned_ld_hint.hpp). SP
+// (TESSERA_LBM_SPECULATE, tuned_ld_hint.hpp): the loads of a quad before `end` are issued before its flags have
+// arrived (a quad at or past end loads nothing); a quad none of whose cells is updated drops them. CG: loads
+// cached in the L2 only (ld_quad).
+template <class L, class S, CollisionKind K, bool KF = true, bool H = false, bool SP = false, bool CG = false>
+__device__ inline void quad_even_at(const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
+                                    const QuadGeom& g, uint32_t c, uint32_t k, uint32_t lo, uint32_t end) {
   using O = QuadOps<S>;
   using V = typename O::V;
   constexpr int Q = L::Q;
-  const uint32_t c = quad_base(g, k) + 4u * t;
   V v[Q];
   const auto load = [&] {
     TESSERA_LBM_UNROLL
-    for (int q = 0; q < Q; ++q) v[q] = ld_pop<H>(reinterpret_cast<const V*>(sp.p[q] + c));
+    for (int q = 0; q < Q; ++q) v[q] = ld_quad<H, CG>(reinterpret_cast<const V*>(sp.p[q] + c));
   };
   if constexpr (SP) {
-    if (c >= g.pxy * (k + 2u) - g.px) return;  // past row py - 2 (quad_even_mask's end)
+    if (c >= end) return;  // (quad_even_mask_in's end)
     load();
   }
-  const uint32_t up4 = quad_even_mask(g, flags, c, k);
+  const uint32_t up4 = quad_even_mask_in(g, flags, c, k, lo, end);
   if (up4 == 0u) return;
   if constexpr (!SP) load();
 
@@ -183,6 +198,14 @@ __device__ inline void quad_update_even(const SlotPtrs<S>& sp, const uint8_t* __
   }
   TESSERA_LBM_UNROLL
   for (int q = 0; q < Q; ++q) quad_put<S>(sp.p[opposite(q)], c, v[q], up4);
+}
+
+// The even-step update of thread t of plane k: its quad of the plane's rows 1 .. py - 2 (quad_even_at).
+template <class L, class S, CollisionKind K, bool KF = true, bool H = false, bool SP = false>
+__device__ inline void quad_update_even(const SlotPtrs<S>& sp, const uint8_t* __restrict__ flags, const StepArgs<float>& a,
+                                        const QuadGeom& g, uint32_t t, uint32_t k) {
+  const uint32_t plane = g.pxy * (k + 1u);
+  quad_even_at<L, S, K, KF, H, SP>(sp, flags, a, g, quad_base(g, k) + 4u * t, k, plane + g.px, plane + g.pxy - g.px);
 }
 
 // The odd-step update of thread t of plane k (lane = t mod 32). Needs rows of a multiple of 4 cells

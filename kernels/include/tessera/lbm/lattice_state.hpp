@@ -4,6 +4,7 @@
 // run-time choice) and run on the state's execution space.
 #pragma once
 #include <array>
+#include <string>
 #include <cstdint>
 #include <vector>
 
@@ -161,6 +162,10 @@ FusedSteps fused_steps_mode();
 // The shape stream_collide_pairs would take for s now: {rows per slab, planes the even step runs ahead, the
 // most step pairs per launch}.
 std::array<int, 3> fused_steps_shape(const LatticeState& s);
+// The form stream_collide_pairs would run for s now without periodic axes (bench_lbm's records):
+// "fused-quad-even" where its even items take the quad step (TESSERA_LBM_FUSED_EVEN=quad with fp16 storage
+// and a slot stride of a multiple of 4), else "fused-pair".
+std::string fused_steps_form(const LatticeState& s);
 // Measurement only (bench_lbm --kernel pattern; CUDA, 3-D lattices, fp32/fp16): one step of the AA
 // access pattern of the tuned kernel with no collision: every fluid cell reads its flag and its Q slots
 // and writes them back where the step would (odd steps all as pure streaming, walls ignored). The
