@@ -87,7 +87,8 @@ TEST_CASE("fused steps give the bits of as many tuned steps and the reference's 
               }
         for (const char* rows : {"", "2", "3", "1000"})  // the even items' quad step (fp16, a stride of 4n)
           for (const char* per : {"", "2"}) {
-            if (pr != Precision::FP16) continue;  // (fp32 keeps the pair step: the runs above)
+            // fp16 on a slot stride of a multiple of 4 only (elsewhere the pair step: the runs above)
+            if (pr != Precision::FP16 || grid_for(k, cs.nx, cs.ny, cs.nz).cells() % 4 != 0) continue;
             INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
                               << " ghost walls " << cs.ghost_walls << " even quad, rows '" << rows
                               << "' pairs per launch '" << per << "'");
