@@ -116,11 +116,7 @@ std::string env_or_empty(const char* name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
+  if (bench::help_asked(argc, argv, kUsage)) return 0;
   Runtime rt(&argc, &argv);
   std::string device = exec::cuda_enabled() && device::gpu_available() ? "gpu" : "cpu";
   std::string sizes = "256,512", lattices = "D3Q19,D3Q27", precisions = "fp32,fp16", collision = "bgk";
@@ -129,13 +125,7 @@ int main(int argc, char** argv) {
   int steps = 20, reps = 5;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "bench_lbm: %s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto next = [&] { return bench::option_value(argc, argv, i, "bench_lbm"); };
     if (a == "--device") device = next();
     else if (a == "--sizes") sizes = next();
     else if (a == "--lattices") lattices = next();

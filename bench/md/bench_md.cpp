@@ -87,11 +87,7 @@ Simulation make(exec::Space space, const Config& c, Precision prec, const Tuning
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
+  if (bench::help_asked(argc, argv, kUsage)) return 0;
   Runtime rt(&argc, &argv);
   std::string device = device::gpu_available() ? "gpu" : "cpu", precision = "both", out, only, label;
   Tuning tune;
@@ -100,13 +96,7 @@ int main(int argc, char** argv) {
   bool quick = false, host_lj = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "bench_md: %s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto next = [&] { return bench::option_value(argc, argv, i, "bench_md"); };
     if (a == "--device") device = next();
     else if (a == "--precision") precision = next();
     else if (a == "--steps") steps = std::stoi(next());

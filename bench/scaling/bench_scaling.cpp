@@ -207,11 +207,7 @@ Timing run_md(const Options& o, exec::Space space, int P) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
+  if (bench::help_asked(argc, argv, kUsage)) return 0;
   Runtime rt(&argc, &argv);
   Options o;
   o.device = exec::cuda_enabled() && device::gpu_available() ? "gpu" : "cpu";

@@ -188,16 +188,17 @@ int main(int argc, char** argv) {
   std::string only;
   for (int a = 1; a < argc; ++a) {
     const std::string s = argv[a];
-    if (s == "--device" && a + 1 < argc) sp = exec::parse_space(argv[++a]);
+    auto next = [&] { return bench::option_value(argc, argv, a, "bench_weather"); };
+    if (s == "--device") sp = exec::parse_space(next());
     else if (s == "--quick") quick = true;
-    else if (s == "--reps" && a + 1 < argc) reps = std::stoi(argv[++a]);
-    else if (s == "--launches" && a + 1 < argc) launches = std::stoi(argv[++a]);
-    else if (s == "--only" && a + 1 < argc) only = argv[++a];
+    else if (s == "--reps") reps = std::stoi(next());
+    else if (s == "--launches") launches = std::stoi(next());
+    else if (s == "--only") only = next();
     else if (s == "--tuned-only") tuned_only = true;
-    else if (s == "--sizes" && a + 1 < argc) sizes = argv[++a];
-    else if (s == "--warmup-s" && a + 1 < argc) {
+    else if (s == "--sizes") sizes = next();
+    else if (s == "--warmup-s") {
       try {
-        warmup_s = bench::parse_warmup_seconds(argv[++a]);
+        warmup_s = bench::parse_warmup_seconds(next());
       } catch (const std::invalid_argument& e) {
         std::fprintf(stderr, "bench_weather: %s\n", e.what());
         return 2;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -28,6 +29,23 @@ std::vector<std::string> split_list(const std::string& s) {
   std::string x;
   while (std::getline(ss, x, ',')) r.push_back(x);
   return r;
+}
+
+bool help_asked(int argc, char** argv, const char* usage) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::fputs(usage, stdout);
+      return true;
+    }
+  return false;
+}
+
+std::string option_value(int argc, char** argv, int& i, const char* program) {
+  if (i + 1 >= argc) {
+    std::fprintf(stderr, "%s: %s needs a value\n", program, argv[i]);
+    std::exit(2);
+  }
+  return argv[++i];
 }
 
 double median(std::vector<double> v) {

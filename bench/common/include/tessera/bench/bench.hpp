@@ -70,6 +70,13 @@ class Record {
 // --lattices and --precisions take them.
 std::vector<std::string> split_list(const std::string& s);
 
+// The drivers' command lines. help_asked: --help or -h anywhere in argv prints `usage` to stdout and returns
+// true (checked before the Runtime starts MPI, so --help needs no launcher). option_value: the value after
+// the option argv[i], moving i onto it; where argv ends first, "<program>: <option> needs a value" on stderr
+// and exit status 2.
+bool help_asked(int argc, char** argv, const char* usage);
+std::string option_value(int argc, char** argv, int& i, const char* program);
+
 // Card, driver, host, commit, build, date and the ceiling, for the first fields of a record.
 Record environment_record(exec::Space space, const Ceiling& c);
 // t's fields in r: warmup_s, and where NVML sampled, power_w_mean, sm_clock_mhz_mean, sm_clock_mhz_min,
