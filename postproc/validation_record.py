@@ -28,3 +28,23 @@ def record(quantity, result, reference, error, tolerance, unit="", note=""):
 
 def all_passed():
     return all(r["pass"] for r in _results)
+
+
+def pyplot():
+    """matplotlib's pyplot on the file-only Agg back end, or None (saying so) where matplotlib is not
+    installed: the records above stand without their plot."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: no plot")
+        return None
+    return plt
+
+
+def save_plot(fig, path, dpi=120):
+    """Lay out, write and name the plot file."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    print(f"plot: {path}")

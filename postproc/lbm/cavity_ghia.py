@@ -14,7 +14,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import tessera_io as tio  # noqa: E402
-from validation_record import all_passed, record  # noqa: E402
+from validation_record import all_passed, pyplot, record, save_plot  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.join(HERE, "..", "..", "cases", "lbm", "reference")
@@ -60,10 +60,8 @@ def main():
     print(f"{files[-1]}: {nx}x{ny}, Re {a.re}: max |u - u_Ghia| = {eu:.4f} U, max |v - v_Ghia| = {ev:.4f} U")
     record(f"cavity Re {a.re}, {nx}x{ny}: max |u - u_Ghia| on x = 0.5", f"{eu:.4f}", "Ghia et al. 1982", eu, a.tol, "U")
     record(f"cavity Re {a.re}, {nx}x{ny}: max |v - v_Ghia| on y = 0.5", f"{ev:.4f}", "Ghia et al. 1982", ev, a.tol, "U")
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    plt = pyplot()
+    if plt:
         fig, ax = plt.subplots(1, 2, figsize=(10, 4.5))
         ax[0].plot(uc, y, "-", label="lbm")
         ax[0].plot(gu, gy, "o", mfc="none", label="Ghia et al. 1982")
@@ -72,11 +70,7 @@ def main():
         ax[1].plot(gx, gv, "o", mfc="none", label="Ghia et al. 1982")
         ax[1].set_xlabel("x / L"), ax[1].set_ylabel("v / U at y = 0.5"), ax[1].legend()
         fig.suptitle(f"Lid-driven cavity, Re {a.re}, {nx}x{ny}: max error u {eu:.3f} U, v {ev:.3f} U")
-        fig.tight_layout()
-        fig.savefig(a.png, dpi=120)
-        print(f"plot: {a.png}")
-    except ImportError:
-        print("matplotlib not installed: no plot")
+        save_plot(fig, a.png)
     return 0 if all_passed() else 1
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import tessera_io as tio  # noqa: E402
-from validation_record import all_passed, record  # noqa: E402
+from validation_record import all_passed, pyplot, record, save_plot  # noqa: E402
 
 
 def case_of(outdir):
@@ -52,10 +52,8 @@ def main():
     err = np.max(np.abs(d[:, 10] - exact)) / U
     print(f"Couette, H = {cells[1]} cells, step {step}: max |u - U y/H| = {err:.2e} U")
     record("Couette: max |u - U y/H| / U", f"{err:.2e}", "0 (linear profile)", err, a.tol)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    plt = pyplot()
+    if plt:
         fig, ax = plt.subplots(1, 2, figsize=(10, 4.5))
         yy = np.linspace(0, H, 50)
         ax[0].plot(U * yy / H, yy, "-", label="U y / H")
@@ -64,11 +62,7 @@ def main():
         ax[1].semilogx(np.maximum(np.abs(d[:, 10] - exact) / U, 1e-17), yc, "o-")
         ax[1].set_xlabel("|u - U y/H| / U"), ax[1].set_ylabel("y (m)")
         fig.suptitle(f"Couette flow, {cells[1]} cells across: max error {err:.1e} U")
-        fig.tight_layout()
-        fig.savefig(a.png, dpi=120)
-        print(f"plot: {a.png}")
-    except ImportError:
-        print("matplotlib not installed: no plot")
+        save_plot(fig, a.png)
     return 0 if all_passed() else 1
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import tessera_io as tio  # noqa: E402
-from validation_record import all_passed, record  # noqa: E402
+from validation_record import all_passed, pyplot, record, save_plot  # noqa: E402
 
 
 def profile_error(outdir):
@@ -51,10 +51,8 @@ def main():
     for (n0, *_), (n1, *_), o in zip(runs, runs[1:], orders):
         record(f"Poiseuille: convergence order, {n0} -> {n1} cells across", f"{o:.3f}", "2 (at least --min-order)",
                max(0.0, a.min_order - o), 0.0)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    plt = pyplot()
+    if plt:
         fig, ax = plt.subplots(1, 2, figsize=(10, 4.5))
         yy = np.linspace(0, 1, 100)
         ax[0].plot(4 * yy * (1 - yy), yy, "-", label="exact")
@@ -67,11 +65,7 @@ def main():
         ax[1].loglog(n, e[0] * (n[0] / n) ** 2, "--", label="second order")
         ax[1].set_xlabel("cells across"), ax[1].set_ylabel("rms error / u_max"), ax[1].legend()
         fig.suptitle("Poiseuille channel" + (f": orders {', '.join(f'{o:.2f}' for o in orders)}" if orders else ""))
-        fig.tight_layout()
-        fig.savefig(a.png, dpi=120)
-        print(f"plot: {a.png}")
-    except ImportError:
-        print("matplotlib not installed: no plot")
+        save_plot(fig, a.png)
     return 0 if all_passed() else 1
 
 

@@ -21,16 +21,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import tessera_io as tio  # noqa: E402
-from validation_record import all_passed, record  # noqa: E402
+from validation_record import all_passed, pyplot, record, save_plot  # noqa: E402
 
 
 def plot(png, title, panels):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib not installed: no plot")
+    plt = pyplot()
+    if not plt:
         return
     fig, ax = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.5))
     ax = np.atleast_1d(ax)
@@ -39,9 +35,7 @@ def plot(png, title, panels):
             (a.semilogy if logy else a.plot)(x, y, fmt, mfc="none", label=lab)
         a.set_xlabel(xl), a.set_ylabel(yl), a.legend()
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(png, dpi=120)
-    print(f"plot: {png}")
+    save_plot(fig, png)
 
 
 def main():
