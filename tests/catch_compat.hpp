@@ -55,6 +55,9 @@ void check_knob_refused(const char* knob, const char* bad, F&& f, std::initializ
 // GPU tests: on a machine with a GPU they run; without one they skip, unless the environment sets
 // TESSERA_REQUIRE_GPU=1 (the GPU machine's script does), in which case a missing GPU fails the test.
 bool gpu_or_skip();
+// The whole of a text file; a file that cannot be opened fails the test (so that two missing files never
+// compare equal).
+std::string read_text(const std::string& path);
 // MPI communicator size/rank of the test process.
 int mpi_rank();
 int mpi_size();

@@ -9,6 +9,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,14 @@ bool gpu_or_skip() {
   }
   WARN("no GPU visible: GPU test skipped (set TESSERA_REQUIRE_GPU=1 to make this a failure)");
   return false;
+}
+std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  INFO("reading " << path);
+  REQUIRE(f.good());
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
 }
 int mpi_rank() {
   int r = 0;

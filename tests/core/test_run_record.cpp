@@ -21,12 +21,6 @@ using namespace tessera;
 namespace fs = std::filesystem;
 
 namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 fs::path scratch(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("tessera_rr_" + std::to_string(getpid())) / name;
   fs::remove_all(d);
@@ -108,7 +102,7 @@ TEST_CASE("RunRecord writes run.json and the Prometheus file of a host run", "[t
   CHECK(j["energy"]["why"].get<std::string>().find("host") != std::string::npos);
   CHECK(j.contains("git_hash"));
   CHECK(j.contains("tessera_version"));
-  const std::string t = slurp(prom);
+  const std::string t = tessera::test::read_text(prom);
   CHECK(prom_value(t, "tessera_step") == 15.0);
   CHECK(prom_value(t, "tessera_work_total") == 10000.0);
   CHECK(prom_value(t, "tessera_running") == 0.0);
@@ -131,7 +125,7 @@ TEST_CASE("RunRecord measures GPU energy through NVML", "[gpu][telemetry]") {
   CHECK(j["energy"]["mean_power_w"].get<double>() > 10.0);
   CHECK(j["energy"]["j_per_million_work"].get<double>() == Approx(e / 0.01));
   CHECK(j["gpu"]["name"].get<std::string>().size() > 0);
-  const std::string t = slurp(prom);
+  const std::string t = tessera::test::read_text(prom);
   CHECK(prom_value(t, "tessera_gpu_power_watts") > 10.0);
   CHECK(prom_value(t, "tessera_gpu_memory_total_bytes") > 1e9);
   CHECK(prom_value(t, "tessera_gpu_energy_joules_total") > 0.0);

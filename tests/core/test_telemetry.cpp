@@ -18,12 +18,6 @@ using namespace tessera;
 namespace fs = std::filesystem;
 
 namespace {
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 fs::path scratch(const std::string& name) {
   const fs::path d = fs::temp_directory_path() / ("tessera_test_" + std::to_string(getpid()));
   fs::create_directories(d);
@@ -35,7 +29,7 @@ TEST_CASE("write_file_atomic replaces the file and leaves no temporary", "[telem
   const auto p = scratch("a.txt");
   telemetry::write_file_atomic(p.string(), "first\n");
   telemetry::write_file_atomic(p.string(), "second\n");
-  CHECK(slurp(p) == "second\n");
+  CHECK(tessera::test::read_text(p) == "second\n");
   int others = 0;
   for (const auto& e : fs::directory_iterator(p.parent_path())) others += e.path().filename() != "a.txt";
   CHECK(others == 0);
@@ -48,7 +42,7 @@ TEST_CASE("Prometheus textfile format", "[telemetry]") {
   f.gauge("tessera_throughput_cell_updates_per_second", 1.5e9, "Cell updates per second", "solver=\"lbm\"");
   f.counter("tessera_steps_total", 1200, "Time steps done");
   f.write();
-  const std::string s = slurp(p);
+  const std::string s = tessera::test::read_text(p);
   CHECK(s.find("# TYPE tessera_throughput_cell_updates_per_second gauge\n") != std::string::npos);
   CHECK(s.find("tessera_throughput_cell_updates_per_second{solver=\"lbm\"} 1500000000\n") != std::string::npos);
   CHECK(s.find("# TYPE tessera_steps_total counter\ntessera_steps_total 1200\n") != std::string::npos);
@@ -109,7 +103,7 @@ TEST_CASE("a second stop signal aborts at once and leaves the last good checkpoi
   REQUIRE(waitpid(pid, &status, 0) == pid);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
-  CHECK(slurp(p) == "good checkpoint\n");
+  CHECK(tessera::test::read_text(p) == "good checkpoint\n");
 }
 
 TEST_CASE("durations parse like Slurm and GROMACS -maxh", "[signals]") {

@@ -46,12 +46,7 @@ inline int run_lbm_case(Runtime& rt, const std::string& case_path, const std::st
   return rc;
 }
 
-inline std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using tessera::test::read_text;
 
 // Data rows of a CSV (lines that start with a digit), split at commas.
 inline std::vector<std::vector<std::string>> csv_rows(const std::string& path) {

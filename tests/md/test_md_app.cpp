@@ -48,13 +48,6 @@ int run_md(Runtime& rt, const std::string& dir, std::vector<std::string> extra) 
   return rc;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  REQUIRE(f.good());
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // Final particle state from the final checkpoint (written because output.checkpoint_every > 0).
 std::vector<double> final_positions(const std::string& dir, int64_t step) {
@@ -109,8 +102,8 @@ TEST_CASE("md: stop signal -> exit 3 + checkpoint; --restart auto and from an ol
   }
   REQUIRE(run_md(rt, b, {"--restart", "auto"}) == exit_code::ok);
   CHECK(final_positions(b, 120) == ref);
-  CHECK(slurp(b + "/thermo.csv") == slurp(a + "/thermo.csv"));
-  CHECK(slurp(b + "/msd.csv") == slurp(a + "/msd.csv"));
+  CHECK(tessera::test::read_text(b + "/thermo.csv") == tessera::test::read_text(a + "/thermo.csv"));
+  CHECK(tessera::test::read_text(b + "/msd.csv") == tessera::test::read_text(a + "/msd.csv"));
   same_trajectory(a + "/trajectory.h5", b + "/trajectory.h5");
 
   // A run that went on past its last checkpoint (crash after step 40): rows and frames beyond the
@@ -120,8 +113,8 @@ TEST_CASE("md: stop signal -> exit 3 + checkpoint; --restart auto and from an ol
     if (ck.step > 40) std::filesystem::remove(ck.path);
   REQUIRE(run_md(rt, c, {"--restart", "auto"}) == exit_code::ok);
   CHECK(final_positions(c, 120) == ref);
-  CHECK(slurp(c + "/thermo.csv") == slurp(a + "/thermo.csv"));
-  CHECK(slurp(c + "/msd.csv") == slurp(a + "/msd.csv"));
+  CHECK(tessera::test::read_text(c + "/thermo.csv") == tessera::test::read_text(a + "/thermo.csv"));
+  CHECK(tessera::test::read_text(c + "/msd.csv") == tessera::test::read_text(a + "/msd.csv"));
   same_trajectory(a + "/trajectory.h5", c + "/trajectory.h5");
 
   // --restart auto without a checkpoint starts from scratch.
