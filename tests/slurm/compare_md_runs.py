@@ -10,43 +10,19 @@ Checks, and exits 1 naming the first difference:
   - trajectory.h5 holds bit-identical datasets (each H5MD frame once; frames after the restart come from
     the resumed state) and trajectory.xdmf lists the same frame times.
 """
-import glob
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_runs import fail, same_datasets, step_of  # noqa: E402
-
-
-def same_series(ref, run, name):
-    a = open(os.path.join(ref, name)).read().splitlines()
-    b = open(os.path.join(run, name)).read().splitlines()
-    rows = [line for line in b if line and not line.startswith("#")][1:]
-    steps = [int(line.split(",")[0]) for line in rows]
-    if not steps:
-        fail(f"{name} of the requeued run has no rows")
-    if len(steps) != len(set(steps)) or steps != sorted(steps):
-        dup = sorted({s for s in steps if steps.count(s) > 1})
-        fail(f"{name} of the requeued run repeats or reorders steps (duplicates: {dup})")
-    if a != b:
-        missing = sorted(set(a) - set(b))[:3]
-        fail(f"{name} differs from the uninterrupted run's (first lines missing: {missing})")
-    print(f"{name} identical: {len(steps)} rows, steps {steps[0]}..{steps[-1]}")
+from compare_runs import fail, same_datasets, same_final_checkpoint, same_series  # noqa: E402
 
 
 def main():
     if len(sys.argv) != 3:
         fail(__doc__)
     ref, run = sys.argv[1], sys.argv[2]
-    ckpt = {d: sorted(glob.glob(os.path.join(d, "checkpoint_*.h5")), key=step_of) for d in (ref, run)}
-    for d, files in ckpt.items():
-        if not files:
-            fail(f"no checkpoint in {d}")
-    a, b = ckpt[ref][-1], ckpt[run][-1]
-    if step_of(a) != step_of(b):
-        fail(f"final checkpoints at different steps: {a} vs {b}")
-    print(f"final checkpoint step {step_of(a)}: {same_datasets(a, b)} datasets bit-identical")
+    same_final_checkpoint(ref, run)
     for name in ("thermo.csv", "msd.csv"):
         same_series(ref, run, name)
     n = same_datasets(os.path.join(ref, "trajectory.h5"), os.path.join(run, "trajectory.h5"))

@@ -48,6 +48,36 @@ def step_of(path):
     return int(re.search(r"_(\d+)\.h5$", path).group(1))
 
 
+def same_final_checkpoint(ref, run):
+    """The newest checkpoint_<step>.h5 of both runs: the same step, bit-identical datasets."""
+    ckpt = {d: sorted(glob.glob(os.path.join(d, "checkpoint_*.h5")), key=step_of) for d in (ref, run)}
+    for d, files in ckpt.items():
+        if not files:
+            fail(f"no checkpoint in {d}")
+    a, b = ckpt[ref][-1], ckpt[run][-1]
+    if step_of(a) != step_of(b):
+        fail(f"final checkpoints at different steps: {a} vs {b}")
+    print(f"final checkpoint step {step_of(a)}: {same_datasets(a, b)} datasets bit-identical")
+
+
+def same_series(ref, run, name):
+    """A per-step CSV (header, then one row a step; '#' lines are comments): the requeued run's has every step
+    once and in order, and the whole text equals the uninterrupted run's."""
+    a = open(os.path.join(ref, name)).read().splitlines()
+    b = open(os.path.join(run, name)).read().splitlines()
+    rows = [line for line in b if line and not line.startswith("#")][1:]
+    steps = [int(line.split(",")[0]) for line in rows]
+    if not steps:
+        fail(f"{name} of the requeued run has no rows")
+    if len(steps) != len(set(steps)) or steps != sorted(steps):
+        dup = sorted({s for s in steps if steps.count(s) > 1})
+        fail(f"{name} of the requeued run repeats or reorders steps (duplicates: {dup})")
+    if a != b:
+        missing = sorted(set(a) - set(b))[:3]
+        fail(f"{name} differs from the uninterrupted run's (first lines missing: {missing})")
+    print(f"{name} identical: {len(steps)} rows, steps {steps[0]}..{steps[-1]}")
+
+
 def xdmf_entries(path):
     text = open(path).read()
     entries = re.findall(r'<Grid Name="step_(\d+)" GridType="Uniform">\s*<Time Value="([^"]+)"', text)
@@ -59,15 +89,7 @@ def main():
         fail(__doc__)
     ref, run = sys.argv[1], sys.argv[2]
 
-    ckpt = {d: sorted(glob.glob(os.path.join(d, "checkpoint_*.h5")), key=step_of) for d in (ref, run)}
-    for d, files in ckpt.items():
-        if not files:
-            fail(f"no checkpoint in {d}")
-    a, b = ckpt[ref][-1], ckpt[run][-1]
-    if step_of(a) != step_of(b):
-        fail(f"final checkpoints at different steps: {a} vs {b}")
-    n = same_datasets(a, b)
-    print(f"final checkpoint step {step_of(a)}: {n} datasets bit-identical")
+    same_final_checkpoint(ref, run)
 
     fields = {d: sorted(os.path.basename(p) for p in glob.glob(os.path.join(d, "weather_*.h5"))) for d in (ref, run)}
     if not fields[ref]:
@@ -78,15 +100,7 @@ def main():
         same_datasets(os.path.join(ref, name), os.path.join(run, name))
     print(f"{len(fields[ref])} field files bit-identical")
 
-    csv = {d: open(os.path.join(d, "diagnostics.csv")).read().splitlines() for d in (ref, run)}
-    steps = [int(line.split(",")[0]) for line in csv[run][1:]]
-    if len(steps) != len(set(steps)) or steps != sorted(steps):
-        dup = sorted({s for s in steps if steps.count(s) > 1})
-        fail(f"diagnostics.csv of the requeued run repeats or reorders steps (duplicates: {dup})")
-    if csv[ref] != csv[run]:
-        missing = sorted(set(csv[ref]) - set(csv[run]))[:3]
-        fail(f"diagnostics.csv differs from the uninterrupted run's (first lines missing: {missing})")
-    print(f"diagnostics.csv identical: {len(steps)} rows, steps {steps[0]}..{steps[-1]}")
+    same_series(ref, run, "diagnostics.csv")
 
     xa, xb = xdmf_entries(os.path.join(ref, "weather.xdmf")), xdmf_entries(os.path.join(run, "weather.xdmf"))
     if not xa:
