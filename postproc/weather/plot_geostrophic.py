@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from weather_common import case_value, field_files, read
+from weather_common import geostrophic_adjustment
 
 
 def main():
@@ -21,30 +21,13 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("-o", "--output", default="geostrophic.png")
     a = ap.parse_args()
-    files = field_files(a.outdir)
-    g = float(case_value(a.outdir, "physics.gravity", 9.81))
-    f0 = float(case_value(a.outdir, "physics.f0"))
-    H = float(case_value(a.outdir, "initial.depth"))
-    t0, eta0, dx, dy = read(files[0], "surface")
-    T = read(files[-1], "surface")[0]
-    mean, wsum = 0.0, 0.0
-    for p in files[1:]:
-        t, eta, _, _ = read(p, "surface")
-        w = np.sin(np.pi * t / T) ** 2
-        mean, wsum = mean + w * (eta - H), wsum + w
-    mean /= wsum
+    files, eta0, mean, bal, dx = geostrophic_adjustment(a.outdir)
     ny, nx = eta0.shape
-    kx = 2 * np.pi * np.fft.rfftfreq(nx, dx)
-    ky = 2 * np.pi * np.fft.fftfreq(ny, dy)
-    KX, KY = np.meshgrid(kx, ky)
-    C = np.cos(0.5 * KX * dx) * np.cos(0.5 * KY * dy)
-    K2 = (2 * np.sin(0.5 * KX * dx) / dx) ** 2 + (2 * np.sin(0.5 * KY * dy) / dy) ** 2
-    bal = np.fft.irfft2(np.fft.rfft2(eta0 - H) * f0**2 * C**2 / (f0**2 * C**2 + g * H * K2), s=eta0.shape)
     print(f"max |<eta> - eta_balanced| = {np.abs(mean - bal).max():.3e} m of {np.abs(bal).max():.3e} m "
           f"(time mean over {len(files) - 1} outputs: the inertia-gravity waves are not fully averaged out)")
     x = (np.arange(nx) + 0.5) * dx / 1e3
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(x, (eta0 - H)[ny // 2], "k:", label="initial")
+    ax.plot(x, eta0[ny // 2], "k:", label="initial")
     ax.plot(x, bal[ny // 2], "r-", label="balanced (PV inversion)")
     ax.plot(x, mean[ny // 2], "b.", label="weather, time mean")
     ax.set_xlabel("x [km]")

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from weather_common import case_value, diagnostics, field_files, read
+from weather_common import case_value, diagnostics, field_files, geostrophic_adjustment, read
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from validation_record import all_passed, record  # noqa: E402
@@ -59,23 +59,7 @@ def wave(out):
 
 
 def geostrophic(out):
-    files = field_files(out)
-    g = float(case_value(out, "physics.gravity", 9.81))
-    f0 = float(case_value(out, "physics.f0"))
-    H = float(case_value(out, "initial.depth"))
-    eta0, dx, dy = read(files[0], "surface")[1:]
-    T = read(files[-1], "surface")[0]
-    mean, wsum = 0.0, 0.0
-    for p in files[1:]:
-        t, eta, _, _ = read(p, "surface")
-        w = np.sin(np.pi * t / T) ** 2
-        mean, wsum = mean + w * (eta - H), wsum + w
-    mean /= wsum
-    ny, nx = eta0.shape
-    KX, KY = np.meshgrid(2 * np.pi * np.fft.rfftfreq(nx, dx), 2 * np.pi * np.fft.fftfreq(ny, dy))
-    C = np.cos(0.5 * KX * dx) * np.cos(0.5 * KY * dy)
-    K2 = (2 * np.sin(0.5 * KX * dx) / dx) ** 2 + (2 * np.sin(0.5 * KY * dy) / dy) ** 2
-    bal = np.fft.irfft2(np.fft.rfft2(eta0 - H) * f0**2 * C**2 / (f0**2 * C**2 + g * H * K2), s=eta0.shape)
+    _, _, mean, bal, _ = geostrophic_adjustment(out)
     peak = np.abs(bal).max()
     err = np.abs(mean - bal).max()
     record("geostrophic adjustment: max |<eta> - eta_balanced| / balanced peak", f"{err / peak:.2e}",

@@ -50,3 +50,30 @@ def case_value(outdir, dotted, default=None):
         elif current == section and line.strip().startswith(key + ":"):
             return line.split(":", 1)[1].strip()
     return default
+
+
+def geostrophic_adjustment(outdir):
+    """The linear geostrophic adjustment's check (docs/weather.md): (files, eta0 - H, the Hann-weighted time
+    mean of eta - H over the outputs after the first, the balanced state of the initial potential vorticity,
+    dx), the balance computed mode by mode on the C-grid:
+      eta_f(k) = eta_0(k) f^2 C^2 / (f^2 C^2 + g H K^2),  C = cos(kx dx/2) cos(ky dy/2),
+      K^2 = (2 sin(kx dx/2)/dx)^2 + (2 sin(ky dy/2)/dy)^2
+    """
+    files = field_files(outdir)
+    g = float(case_value(outdir, "physics.gravity", 9.81))
+    f0 = float(case_value(outdir, "physics.f0"))
+    H = float(case_value(outdir, "initial.depth"))
+    eta0, dx, dy = read(files[0], "surface")[1:]
+    T = read(files[-1], "surface")[0]
+    mean, wsum = 0.0, 0.0
+    for p in files[1:]:
+        t, eta, _, _ = read(p, "surface")
+        w = np.sin(np.pi * t / T) ** 2
+        mean, wsum = mean + w * (eta - H), wsum + w
+    mean /= wsum
+    ny, nx = eta0.shape
+    KX, KY = np.meshgrid(2 * np.pi * np.fft.rfftfreq(nx, dx), 2 * np.pi * np.fft.fftfreq(ny, dy))
+    C = np.cos(0.5 * KX * dx) * np.cos(0.5 * KY * dy)
+    K2 = (2 * np.sin(0.5 * KX * dx) / dx) ** 2 + (2 * np.sin(0.5 * KY * dy) / dy) ** 2
+    bal = np.fft.irfft2(np.fft.rfft2(eta0 - H) * f0**2 * C**2 / (f0**2 * C**2 + g * H * K2), s=eta0.shape)
+    return files, eta0 - H, mean, bal, dx
