@@ -10,10 +10,10 @@
 // thread's).
 // The closed boxes' face cells take their walls from their own flags (TESSERA_LBM_FACE_CELLS on, the default)
 // or from their neighbours' (off), the x faces' with the pair loads (the default) or after them
-// (TESSERA_LBM_FUSED_XFACE=late). The even items' quad step (TESSERA_LBM_FUSED_EVEN=quad: fp16 storage on the
-// shapes whose slot stride is a multiple of 4, 72 x 11 x 9, 64 x 8 x 7 and 256 x 124 x 66 padded cells; the pair
-// step elsewhere) on slabs of several heights and with several pairs per launch. Every slot of every cell is
-// compared, ghosts and walls included.
+// (TESSERA_LBM_FUSED_XFACE=late). The even items take the quad step (the default) with fp16 storage on the
+// shapes whose slot stride is a multiple of 4 (72 x 11 x 9, 64 x 8 x 7 and 256 x 124 x 66 padded cells) and the
+// pair step elsewhere, and the pair step there too with TESSERA_LBM_FUSED_EVEN=pair, on slabs of several
+// heights and with several pairs per launch. Every slot of every cell is compared, ghosts and walls included.
 #include <array>
 #include <cstdlib>
 #include <string>
@@ -85,21 +85,23 @@ TEST_CASE("fused steps give the bits of as many tuned steps and the reference's 
                 REQUIRE(fused == tuned);
                 REQUIRE(max_diff(fused, ref) < (pr == Precision::FP32 ? 1e-6 : 4e-5));
               }
-        // The even items' quad step: fp16 on a slot stride of a multiple of 4 only (72 x 11 x 9, 64 x 8 x 7 padded
-        // cells); elsewhere the knob leaves the pair step, which the runs above cover. The library must agree.
+        // The even items' step: the quad step (the runs above) with fp16 on a slot stride of a multiple of 4 only
+        // (72 x 11 x 9, 64 x 8 x 7 padded cells), the pair step elsewhere; the library must agree. There the pair
+        // step too, with TESSERA_LBM_FUSED_EVEN=pair.
         const bool quad = pr == Precision::FP16 && grid_for(k, cs.nx, cs.ny, cs.nz).cells() % 4 == 0;
+        const LatticeState form_of(k, pr, grid_for(k, cs.nx, cs.ny, cs.nz), exec::Space::Host);
+        CHECK(fused_steps_form(form_of) == (quad ? "fused-quad-even" : "fused-pair"));
         {
-          const tessera::test::ScopedEnv e("TESSERA_LBM_FUSED_EVEN", "quad");
-          CHECK(fused_steps_form(LatticeState(k, pr, grid_for(k, cs.nx, cs.ny, cs.nz), exec::Space::Host)) ==
-                (quad ? "fused-quad-even" : "fused-pair"));
+          const tessera::test::ScopedEnv e("TESSERA_LBM_FUSED_EVEN", "pair");
+          CHECK(fused_steps_form(form_of) == "fused-pair");
         }
         for (const char* rows : {"", "2", "3", "1000"})
           for (const char* per : {"", "2"}) {
             if (!quad) continue;
             INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
-                              << " ghost walls " << cs.ghost_walls << " even quad, rows '" << rows
+                              << " ghost walls " << cs.ghost_walls << " even pair, rows '" << rows
                               << "' pairs per launch '" << per << "'");
-            const tessera::test::ScopedEnv e("TESSERA_LBM_FUSED_EVEN", "quad"), r("TESSERA_LBM_FUSED_ROWS", rows),
+            const tessera::test::ScopedEnv e("TESSERA_LBM_FUSED_EVEN", "pair"), r("TESSERA_LBM_FUSED_ROWS", rows),
                 pp("TESSERA_LBM_FUSED_PAIRS", per);
             REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
           }
@@ -138,13 +140,17 @@ TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]"
       const tessera::test::ScopedEnv xe("TESSERA_LBM_FUSED_XFACE", "late"), r("TESSERA_LBM_FUSED_ROWS", "6");
       REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
     }
-    for (const char* per : {"", "16"}) {  // the even items' quad step (fp16: 256 x 124 x 66 padded cells, 4n)
+    // fp16 (256 x 124 x 66 padded cells, 4n): the runs above took the even items' quad step (the default);
+    // the pair step too (TESSERA_LBM_FUSED_EVEN=pair).
+    const LatticeState form_of(LatticeKind::D3Q19, pr, grid_for(LatticeKind::D3Q19, cs.nx, cs.ny, cs.nz),
+                               exec::Space::Host);
+    REQUIRE(fused_steps_form(form_of) == (pr == Precision::FP16 ? "fused-quad-even" : "fused-pair"));
+    for (const char* per : {"", "16"}) {
       if (pr != Precision::FP16) continue;
-      INFO(to_string(pr) << " even quad, pairs per launch '" << per << "'");
-      const tessera::test::ScopedEnv e("TESSERA_LBM_FUSED_EVEN", "quad"), r("TESSERA_LBM_FUSED_ROWS", "6"),
+      INFO(to_string(pr) << " even pair, pairs per launch '" << per << "'");
+      const tessera::test::ScopedEnv e("TESSERA_LBM_FUSED_EVEN", "pair"), r("TESSERA_LBM_FUSED_ROWS", "6"),
           pp("TESSERA_LBM_FUSED_PAIRS", per);
-      REQUIRE(fused_steps_form(LatticeState(LatticeKind::D3Q19, pr, grid_for(LatticeKind::D3Q19, cs.nx, cs.ny, cs.nz),
-                                            exec::Space::Host)) == "fused-quad-even");
+      REQUIRE(fused_steps_form(form_of) == "fused-pair");
       REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
     }
   }
@@ -215,17 +221,22 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
     const tessera::test::ScopedEnv rows("TESSERA_LBM_FUSED_ROWS", "1");  // the odd rows start one row back
     CHECK_THROWS(fused_steps_shape(s));
   }
-  // The even items' step: the pair step unless TESSERA_LBM_FUSED_EVEN=quad, and then the quad step only with
-  // fp16 storage and a slot stride of a multiple of 4 (256 x 124 x 66 padded cells; not 66 x 25 x 13).
-  CHECK(fused_steps_form(s) == "fused-pair");
+  // The even items' step: the quad step with fp16 storage and a slot stride of a multiple of 4 (256 x 124 x 66
+  // padded cells; not 66 x 25 x 13), unless TESSERA_LBM_FUSED_EVEN=pair; the pair step elsewhere.
+  CHECK(fused_steps_form(s) == "fused-pair");  // fp32
   {
     const LatticeState h(LatticeKind::D3Q19, Precision::FP16, g, exec::Space::Host);
     const LatticeState odd(LatticeKind::D3Q19, Precision::FP16, grid_for(LatticeKind::D3Q19, 64, 23, 11), exec::Space::Host);
-    CHECK(fused_steps_form(h) == "fused-pair");
-    const tessera::test::ScopedEnv e("TESSERA_LBM_FUSED_EVEN", "quad");
     CHECK(fused_steps_form(h) == "fused-quad-even");
-    CHECK(fused_steps_form(s) == "fused-pair");    // fp32
     CHECK(fused_steps_form(odd) == "fused-pair");  // a slot stride of 21,450 cells
+    {
+      const tessera::test::ScopedEnv e("TESSERA_LBM_FUSED_EVEN", "quad");
+      CHECK(fused_steps_form(h) == "fused-quad-even");
+      CHECK(fused_steps_form(s) == "fused-pair");
+      CHECK(fused_steps_form(odd) == "fused-pair");
+    }
+    const tessera::test::ScopedEnv e("TESSERA_LBM_FUSED_EVEN", "pair");
+    CHECK(fused_steps_form(h) == "fused-pair");
   }
   const CollisionParams p = free_params();
   CHECK_FALSE(fused_steps_available(s, p));  // a host lattice

@@ -163,8 +163,8 @@ FusedSteps fused_steps_mode();
 // most step pairs per launch}.
 std::array<int, 3> fused_steps_shape(const LatticeState& s);
 // The form stream_collide_pairs would run for s now without periodic axes (bench_lbm's records):
-// "fused-quad-even" where its even items take the quad step (TESSERA_LBM_FUSED_EVEN=quad with fp16 storage
-// and a slot stride of a multiple of 4), else "fused-pair".
+// "fused-quad-even" where its even items take the quad step (fp16 storage and a slot stride of a multiple of
+// 4, unless TESSERA_LBM_FUSED_EVEN=pair), else "fused-pair".
 std::string fused_steps_form(const LatticeState& s);
 // Measurement only (bench_lbm --kernel pattern; CUDA, 3-D lattices, fp32/fp16): one step of the AA
 // access pattern of the tuned kernel with no collision: every fluid cell reads its flag and its Q slots
