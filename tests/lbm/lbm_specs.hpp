@@ -3,6 +3,7 @@
 // region carries populations, and the comparisons are bit for bit.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -83,6 +84,27 @@ inline int64_t fluid_cells(const SimulationSpec& s) {
 struct Fields {
   std::vector<float> rho, u;
 };
+
+// spec over `steps` steps on MPI_COMM_WORLD with rank grid `dims`, and on MPI_COMM_SELF of rank 0 with one
+// rank: {N ranks, 1 rank}, gathered on rank 0 (both empty on the other ranks).
+inline std::array<Fields, 2> run_n_and_one(SimulationSpec spec, int64_t steps, std::array<int, 3> dims,
+                                           exec::Space space) {
+  std::array<Fields, 2> out;
+  spec.rank_dims = dims;
+  {
+    Simulation sim(MPI_COMM_WORLD, space, spec);
+    sim.advance(steps);
+    sim.gather(out[0].rho, out[0].u);
+  }
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return out;
+  spec.rank_dims = {0, 0, 0};
+  Simulation sim(MPI_COMM_SELF, space, spec);
+  sim.advance(steps);
+  sim.gather(out[1].rho, out[1].u);
+  return out;
+}
 
 inline bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && !a.empty() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
