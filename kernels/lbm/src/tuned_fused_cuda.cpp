@@ -142,11 +142,13 @@ bool fused_xface_early() { return knob_choice("TESSERA_LBM_FUSED_XFACE", {"early
 // docs/performance.md, LBM items 15-16; not staged through shared memory, which item 38's staged form paid for
 // in every block; on an H100 the fused launch in fp16 was 10-20 % faster with it in all four target cases,
 // LBM item 47) or "pair" (the pair kernel's, two cells per thread, 4-byte accesses in fp16: the form
-// before). "quad" takes effect with fp16
-// storage (in fp32 the quad's 19 or 27 float4 values do not fit the launch's 102 or 128 registers), no
-// periodic axes (the quad step writes no ghost images) and a slot stride of a multiple of 4
-// (tuned_quad_applicable); elsewhere the even items keep the pair step. Returns whether "quad".
-bool fused_even_quad() { return knob_choice("TESSERA_LBM_FUSED_EVEN", {"pair", "quad"}, "quad", "quad, where fp16 storage allows it") == 1; }
+// before). "quad" takes effect with fp16 storage (in fp32 the quad's 19 or 27 float4 values do not fit the
+// launch's 102 or 128 registers), no periodic axes (the quad step writes no ghost images) and a slot stride
+// of a multiple of 4 (tuned_quad_applicable); elsewhere the even items keep the pair step. Returns whether
+// "quad".
+bool fused_even_quad() {
+  return knob_choice("TESSERA_LBM_FUSED_EVEN", {"pair", "quad"}, "quad", "quad, where fp16 storage allows it") == 1;
+}
 bool fused_even_quad_used(const LatticeState& s, unsigned per) {
   return s.precision() == Precision::FP16 && per == 0u && fused_even_quad() && tuned_quad_applicable(s);
 }
