@@ -48,7 +48,6 @@ int run_md(Runtime& rt, const std::string& dir, std::vector<std::string> extra) 
   return rc;
 }
 
-
 // Final particle state from the final checkpoint (written because output.checkpoint_every > 0).
 std::vector<double> final_positions(const std::string& dir, int64_t step) {
   const auto ck = io::list_checkpoints(dir);
