@@ -20,7 +20,7 @@ void check_fd(const P& p, double r_lo, double r_hi, int samples = 200) {
   const double h = 1e-5;
   for (int s = 0; s < samples; ++s) {
     const double r = r_lo + (r_hi - r_lo) * (s + 0.5) / samples;
-    double fr, u, fr_p, u_p, fr_m, u_m;
+    double fr = 0, u = 0, fr_p = 0, u_p = 0, fr_m = 0, u_m = 0;
     REQUIRE(Eval::eval(r * r, p, fr, u));
     REQUIRE(Eval::eval((r + h) * (r + h), p, fr_p, u_p));
     REQUIRE(Eval::eval((r - h) * (r - h), p, fr_m, u_m));
@@ -75,8 +75,8 @@ TEST_CASE("Tabulated potential: consistent F = -dU/dr, reproduces the tabulated 
   std::vector<double> u(static_cast<std::size_t>(n)), f(static_cast<std::size_t>(n));
   for (int k = 0; k < n; ++k) {
     const double r = rmin + k * dr;
-    double fr, e;
-    PairLJ::eval(r * r, lj, fr, e);
+    double fr = 0, e = 0;
+    REQUIRE(PairLJ::eval(r * r, lj, fr, e));
     u[std::size_t(k)] = e;
     f[std::size_t(k)] = fr * r;
   }
@@ -86,9 +86,9 @@ TEST_CASE("Tabulated potential: consistent F = -dU/dr, reproduces the tabulated 
   TableParam tp{data.data(), rmin, dr, rc * rc, n};
   check_fd<PairTable>(tp, 0.81, rc - 1e-4);
   for (double r : {0.9, 1.0, 1.12, 1.5, 2.2}) {
-    double fr, e, fr_ref, e_ref;
+    double fr = 0, e = 0, fr_ref = 0, e_ref = 0;
     REQUIRE(PairTable::eval(r * r, tp, fr, e));
-    PairLJ::eval(r * r, lj, fr_ref, e_ref);
+    REQUIRE(PairLJ::eval(r * r, lj, fr_ref, e_ref));
     INFO("r = " << r);
     CHECK(std::abs(e - e_ref) < 1e-7);
     CHECK(std::abs(fr - fr_ref) < 1e-5 * (1 + std::abs(fr_ref)));
@@ -98,10 +98,10 @@ TEST_CASE("Tabulated potential: consistent F = -dU/dr, reproduces the tabulated 
 TEST_CASE("Mixed precision evaluators agree with double to float rounding", "[md][pair]") {
   const auto p = LJParam::make(1, 1, 2.5, ShiftMode::force_shift);
   for (double r = 0.9; r < 2.49; r += 0.01) {  // (float r^2 near rc may round past the cut-off)
-    double frd, ud;
-    float frf, uf;
-    PairLJ::eval(r * r, p, frd, ud);
-    PairLJ::eval(float(r * r), p, frf, uf);
+    double frd = 0, ud = 0;
+    float frf = 0, uf = 0;
+    REQUIRE(PairLJ::eval(r * r, p, frd, ud));
+    REQUIRE(PairLJ::eval(float(r * r), p, frf, uf));
     CHECK(std::abs(frf - frd) <= 1e-5 * (1 + std::abs(frd)));
     CHECK(std::abs(uf - ud) <= 1e-5 * (1 + std::abs(ud)));
   }

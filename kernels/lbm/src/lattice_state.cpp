@@ -265,12 +265,14 @@ int64_t mark_derived_bits(const GridLayout& g, std::vector<uint8_t>& fl) {
           f = uint8_t(f | kNoWallNeighbour);
           continue;
         }
-        if (L::D != 3 || id < 0) continue;  // the tuned kernels that stream face cells are 3-D
-        for (int face = 1; face <= 6; ++face)
-          if (walls == face_links<L>(face)) {
-            f = with_face(f, face);
-            ++faces;
-          }
+        if constexpr (L::D == 3) {  // the tuned kernels that stream face cells are 3-D
+          if (id < 0) continue;
+          for (int face = 1; face <= 6; ++face)
+            if (walls == face_links<L>(face)) {
+              f = with_face(f, face);
+              ++faces;
+            }
+        }
       }
   return faces;
 }
