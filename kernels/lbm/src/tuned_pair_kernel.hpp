@@ -227,7 +227,8 @@ __device__ inline PairCell pair_cell(const PairGeom& g, uint32_t t, uint32_t k, 
 // normal to x (flag_face 1 or 2: the first and last cell of every row of a closed box) loads its links from
 // the wall, its own slots, and the wall's flag across the face before the pair loads are unpacked, so its
 // warp waits for one round of loads instead of two (the other wall cells keep the path after the
-// unpacking). One such cell per pair (the upper one if both are).
+// unpacking), and after its collision bounces its links into that wall with the same flag. One such cell
+// per pair (the upper one if both are).
 template <class L>
 constexpr int links_from_minus_x() {
   int n = 0;
@@ -514,17 +515,34 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
         if (lane == 0u && s_lo) e[-1] = Storage<S>::store(lo[q]);
       }
     }
-    if (wm_lo | wm_hi) {  // links into a wall: bounce back into the cell's own slot opp(q)
+    // The links into a wall still to bounce: XE's early cell bounces its own below and is left out here.
+    const uint32_t bo_lo = XE && xf != 0 && !xf_hi ? 0u : wm_lo, bo_hi = XE && xf_hi ? 0u : wm_hi;
+    if (bo_lo | bo_hi) {  // links into a wall: bounce back into the cell's own slot opp(q)
       TESSERA_LBM_UNROLL
       for (int q = 1; q < Q; ++q) {
         const int64_t o = a.grid.offset(L::c(q, 0), L::c(q, 1), L::c(q, 2));
-        if ((wm_lo >> q) & 1u)
+        if ((bo_lo >> q) & 1u)
           sp.p[opposite(q)][c] =
               Storage<S>::store(through_storage<S>(lo[q]) - wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + o]));
-        if ((wm_hi >> q) & 1u)
+        if ((bo_hi >> q) & 1u)
           sp.p[opposite(q)][c + 1u] =
               Storage<S>::store(through_storage<S>(hi[q]) -
                                 wall_term<L, float>(q, c_pair_walls, flags[int64_t(c) + 1 + o]));
+      }
+    }
+    if constexpr (XE) {
+      // The early cell's links into its face's wall (face 1: c_x = -1, face 2: c_x = +1; wall_mask_of's
+      // face_into_links) with that wall's flag wfl, which every one of its wall neighbours has: the values
+      // of the loop above, without a flag load per link or a test of every link of the lattice (on an H100
+      // that loop, run by one or two lanes of every warp holding a row's end, took 9 % of the walled fp16
+      // fused launch's warp samples; docs/performance.md, LBM item 48).
+      if (xf != 0) {
+        const uint32_t cf = c + (xf_hi ? 1u : 0u);
+        TESSERA_LBM_UNROLL
+        for (int q = 1; q < Q; ++q)
+          if (L::c(q, 0) != 0 && (L::c(q, 0) == -1) == (xf == 1))
+            sp.p[opposite(q)][cf] = Storage<S>::store(through_storage<S>(xf_hi ? hi[q] : lo[q]) -
+                                                      wall_term<L, float>(q, c_pair_walls, wfl));
       }
     }
   }
