@@ -13,9 +13,7 @@
 // (TESSERA_LBM_FUSED_XFACE=late). The even items take the quad step (the default) with fp16 storage on the
 // shapes whose slot stride is a multiple of 4 (72 x 11 x 9, 64 x 8 x 7 and 256 x 124 x 66 padded cells) and the
 // pair step elsewhere, and the pair step there too with TESSERA_LBM_FUSED_EVEN=pair, on slabs of several
-// heights and with several pairs per launch. The blocks take one ticket each (the default) or, as many as the
-// card holds at once, tickets in a loop (TESSERA_LBM_FUSED_BLOCKS=resident). Every slot of every cell is
-// compared, ghosts and walls included.
+// heights and with several pairs per launch. Every slot of every cell is compared, ghosts and walls included.
 #include <array>
 #include <cstdlib>
 #include <string>
@@ -107,15 +105,6 @@ TEST_CASE("fused steps give the bits of as many tuned steps and the reference's 
                 pp("TESSERA_LBM_FUSED_PAIRS", per);
             REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
           }
-        for (const char* rows : {"", "2"})  // the resident blocks, each taking tickets in a loop
-          for (const char* per : {"", "16"}) {
-            INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
-                              << " ghost walls " << cs.ghost_walls << " resident blocks, rows '" << rows
-                              << "' pairs per launch '" << per << "'");
-            const tessera::test::ScopedEnv b("TESSERA_LBM_FUSED_BLOCKS", "resident"), r("TESSERA_LBM_FUSED_ROWS", rows),
-                pp("TESSERA_LBM_FUSED_PAIRS", per);
-            REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
-          }
         if (cs.ghost_walls) {
           {  // the face cells' walls from their neighbours' flags (the odd items without FC)
             INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
@@ -149,12 +138,6 @@ TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]"
       }
     {  // the x faces' wall links loaded late
       const tessera::test::ScopedEnv xe("TESSERA_LBM_FUSED_XFACE", "late"), r("TESSERA_LBM_FUSED_ROWS", "6");
-      REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
-    }
-    for (const char* per : {"", "2", "16"}) {  // the resident blocks, each taking tickets in a loop
-      INFO(to_string(pr) << " resident blocks, pairs per launch '" << per << "'");
-      const tessera::test::ScopedEnv b("TESSERA_LBM_FUSED_BLOCKS", "resident"), r("TESSERA_LBM_FUSED_ROWS", "6"),
-          pp("TESSERA_LBM_FUSED_PAIRS", per);
       REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
     }
     // fp16 (256 x 124 x 66 padded cells, 4n): the runs above took the even items' quad step (the default);
@@ -221,8 +204,7 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
     CHECK_THROWS(fused_steps_shape(s));
   }
   for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_PAIRS",
-                          "TESSERA_LBM_FUSED_FENCE", "TESSERA_LBM_FUSED_XFACE", "TESSERA_LBM_FUSED_EVEN",
-                          "TESSERA_LBM_FUSED_BLOCKS"}) {
+                          "TESSERA_LBM_FUSED_FENCE", "TESSERA_LBM_FUSED_XFACE", "TESSERA_LBM_FUSED_EVEN"}) {
     const tessera::test::ScopedEnv bad(var, "x");
     try {
       (void)fused_steps_shape(s);

@@ -84,7 +84,6 @@ int fused_lag(const LatticeState& s, unsigned per = 0u);  // per: the periodic a
 int fused_pairs_per_launch();
 int fused_signal_form();
 bool fused_xface_early();
-bool fused_blocks_resident();  // TESSERA_LBM_FUSED_BLOCKS: ticket (the default: a block per item) or resident
 bool fused_even_quad();  // TESSERA_LBM_FUSED_EVEN: quad (the default: the even items' quad step in fp16) or pair
 // Whether the fused steps' even items take the quad step for s with periodic axes per (0: none).
 bool fused_even_quad_used(const LatticeState& s, unsigned per);

@@ -136,19 +136,6 @@ int fused_signal_form() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", 
 // pair loads are unpacked, as every other wall cell: the form before 2026-12-06).
 bool fused_xface_early() { return knob_choice("TESSERA_LBM_FUSED_XFACE", {"early", "late"}, "early", "early") == 0; }
 
-// TESSERA_LBM_FUSED_BLOCKS (read per call; measurement): "ticket" (default: a block per ticket, as many blocks
-// as the launch has tickets; each block takes its ticket, then waits at a barrier for it) or "resident" (as
-// many blocks as the card holds at once, each taking tickets in a loop, the next one fetched while it runs the
-// current item, so that the ticket's round trip and a block's start are paid once per block, not once per
-// item: on an H100 a block's start, its ticket and the barrier after it, held 8 % of the walled fp16 fused
-// launch's warp samples; docs/performance.md, LBM item 49). No deadlock either way: the smallest ticket not
-// yet finished is held by a running block as its current item (a block fetches its next ticket only while it
-// runs one with a smaller ticket), and it waits only for smaller tickets, which are finished. Without
-// periodic axes (the closed boxes and bench_lbm's); with them one ticket per block. Returns whether "resident".
-bool fused_blocks_resident() {
-  return knob_choice("TESSERA_LBM_FUSED_BLOCKS", {"ticket", "resident"}, "ticket", "ticket") == 1;
-}
-
 // TESSERA_LBM_FUSED_EVEN (read per call; measurement): the even items' step: "quad" (default since
 // 2026-12-07: the quad kernel's, quad_even_at: four cells per thread, 8-byte accesses in fp16, so 256-byte
 // warp requests where the pair's are 128, which load the link between the L2's partitions less per byte:
@@ -185,7 +172,6 @@ struct FusedPlan {
   uint32_t pairs;  // step pairs in this launch
   uint32_t signal;  // fused_signal_form(): thread 0's fence after the barrier (0), every thread's before it (1)
   uint32_t per;     // periodic axes (bits x = 1, y = 2, z = 4; one pair per launch): see "Periodic axes" above
-  uint32_t tickets;  // tickets (blocks' items) in this launch
 };
 struct FusedItem {
   uint32_t pair, slab, k;
@@ -308,68 +294,56 @@ __device__ inline PairRows odd_rows(const FusedPlan& P, uint32_t y0, uint32_t y1
 // ctr[0]: the ticket counter; ctr[1 + slab nz + k]: finished blocks of the even items E(., slab, k);
 // ctr[1 + (slabs + slab) nz + k]: of the odd items. Zeroed before each launch. QE: the even items run the quad
 // step (fused_even_quad; never with PER), its quads from the slab's first cell rounded down to a multiple of 4
-// (a quad across two slabs' boundary is loaded by both even items, each updating its own cells). LOOP
-// (fused_blocks_resident; never with PER): each block takes tickets until they run out, else one. (A form of
-// its own: the loop's live values made the fp32 forms spill 8-56 bytes more at the same registers.)
-template <class L, class S, int BX, int MB, bool FC, bool XE, bool PER, bool QE = false, bool LOOP = false>
+// (a quad across two slabs' boundary is loaded by both even items, each updating its own cells).
+template <class L, class S, int BX, int MB, bool FC, bool XE, bool PER, bool QE = false>
 __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f, const uint8_t* __restrict__ flags,
                                                                StepArgs<float> ae, StepArgs<float> ao, PairGeom g,
                                                                QuadGeom qg, FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
-  static_assert(!(QE && PER) && !(LOOP && PER), "the quad even step and the loop write no ghost images");
-  // s_ticket[r]: the ticket of the block's current item; with LOOP, s_ticket[r ^ 1] the next one, fetched by
-  // thread 0 as the item starts and read after the barrier that ends it (without LOOP one pass, r = 0).
-  __shared__ unsigned s_ticket[LOOP ? 2 : 1];
-  if (threadIdx.x == 0) s_ticket[0] = atomicAdd(ctr, 1u);
+  static_assert(!(QE && PER), "the quad even step writes no ghost images");
+  __shared__ unsigned s_ticket;
+  if (threadIdx.x == 0) s_ticket = atomicAdd(ctr, 1u);
   __syncthreads();
-  for (unsigned r = 0u;; r ^= 1u) {
-    if constexpr (LOOP) {
-      if (s_ticket[r] >= P.tickets) return;  // (the same for the whole block)
-      if (threadIdx.x == 0) s_ticket[r ^ 1u] = atomicAdd(ctr, 1u);
-    }
-    const FusedItem it = fused_item<QE>(P, s_ticket[r]);
-    unsigned* done = ctr + 1;
-    const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
-    const uint32_t t = it.tile * uint32_t(BX) + threadIdx.x;
-    if (fused_waits(it)) {
-      fused_wait(P, done, it, threadIdx.x);
-      __syncthreads();
-    }
-    if (!it.odd) {
-      if constexpr (QE) {
-        const uint32_t plane = qg.pxy * (it.k + 1u);
-        const uint32_t lo = plane + qg.px * (1u + y0), end = plane + qg.px * (1u + y1);
-        quad_even_at<L, S, CollisionKind::BGK, false, false, false, true>(sp, flags, ae, qg, (lo & ~3u) + 4u * t, it.k,
-                                                                         lo, end);
-      } else {
-        pair_update<L, S, CollisionKind::BGK, 4, false, false, false, false, PER>(f, sp, flags, ae, g, c_fused_walls, t,
-                                                                                  it.k, threadIdx.x & 31u, PairRows{y0, y1});
-      }
+  const FusedItem it = fused_item<QE>(P, s_ticket);
+  unsigned* done = ctr + 1;
+  const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
+  const uint32_t t = it.tile * uint32_t(BX) + threadIdx.x;
+  if (fused_waits(it)) {
+    fused_wait(P, done, it, threadIdx.x);
+    __syncthreads();
+  }
+  if (!it.odd) {
+    if constexpr (QE) {
+      const uint32_t plane = qg.pxy * (it.k + 1u);
+      const uint32_t lo = plane + qg.px * (1u + y0), end = plane + qg.px * (1u + y1);
+      quad_even_at<L, S, CollisionKind::BGK, false, false, false, true>(sp, flags, ae, qg, (lo & ~3u) + 4u * t, it.k,
+                                                                       lo, end);
     } else {
-      pair_update<L, S, CollisionKind::BGK, 4, false, false, FC, XE>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
-                                                                 threadIdx.x & 31u, odd_rows(P, y0, y1));
-      if constexpr (PER)  // y periodic: the last slab's odd items take row 0 too (odd_rows)
-        if ((P.per & 2u) && P.ny > 1u && y1 == P.ny)
-          pair_update<L, S, CollisionKind::BGK, 4, false, false, FC, XE>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
-                                                                     threadIdx.x & 31u, PairRows{0u, 1u});
+      pair_update<L, S, CollisionKind::BGK, 4, false, false, false, false, PER>(f, sp, flags, ae, g, c_fused_walls, t,
+                                                                                it.k, threadIdx.x & 31u, PairRows{y0, y1});
     }
-    // The item again from the ticket in shared memory (a volatile load: nothing of it kept live across the
-    // update, which at 96 registers spilled otherwise).
-    const FusedItem done_it = fused_item<QE>(P, *static_cast<volatile unsigned*>(&s_ticket[r]));
-    if (unsigned* sig = fused_signal(P, done, done_it)) {
-      if (P.signal == 1u) {  // every thread's fence, then the barrier (TESSERA_LBM_FUSED_FENCE=all)
+  } else {
+    pair_update<L, S, CollisionKind::BGK, 4, false, false, FC, XE>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
+                                                               threadIdx.x & 31u, odd_rows(P, y0, y1));
+    if constexpr (PER)  // y periodic: the last slab's odd items take row 0 too (odd_rows)
+      if ((P.per & 2u) && P.ny > 1u && y1 == P.ny)
+        pair_update<L, S, CollisionKind::BGK, 4, false, false, FC, XE>(f, sp, flags, ao, g, c_fused_walls, t, it.k,
+                                                                   threadIdx.x & 31u, PairRows{0u, 1u});
+  }
+  // The item again from the ticket in shared memory (a volatile load: nothing of it kept live across the
+  // update, which at 96 registers spilled otherwise).
+  const FusedItem done_it = fused_item<QE>(P, *static_cast<volatile unsigned*>(&s_ticket));
+  if (unsigned* sig = fused_signal(P, done, done_it)) {
+    if (P.signal == 1u) {  // every thread's fence, then the barrier (TESSERA_LBM_FUSED_FENCE=all)
+      __threadfence();
+      __syncthreads();
+      if (threadIdx.x == 0) atomicAdd(sig, 1u);
+    } else {  // the barrier, then thread 0's fence (cumulative over the block's writes the barrier ordered)
+      __syncthreads();
+      if (threadIdx.x == 0) {
         __threadfence();
-        __syncthreads();
-        if (threadIdx.x == 0) atomicAdd(sig, 1u);
-      } else {  // the barrier, then thread 0's fence (cumulative over the block's writes the barrier ordered)
-        __syncthreads();
-        if (threadIdx.x == 0) {
-          __threadfence();
-          atomicAdd(sig, 1u);
-        }
+        atomicAdd(sig, 1u);
       }
     }
-    if constexpr (!LOOP) return;
-    __syncthreads();  // every thread past this item, and the next ticket in s_ticket[r ^ 1]
   }
 }
 
@@ -419,38 +393,24 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   // D3Q27 as for D3Q19 (2026-12-06; the default kernels stream D3Q27's face cells without a face form).
   const bool face = face_cells_flagged(s);
   const bool early = fused_xface_early();
-  const bool loop = per == 0u && fused_blocks_resident();
   for (int64_t left = pairs; left > 0; left -= P.pairs) {
     P.pairs = uint32_t(std::min(left, cap));
-    P.tickets = uint32_t(per_pair * P.pairs);
     unsigned* ctr = fused_counters(s, 1u + 2u * std::size_t(P.slabs) * P.nz, st);
-    // A block per ticket, or (loop) as many as the card holds at once of this kernel.
-    const auto go = [&](auto kernel) {
-      unsigned blocks = P.tickets;
-      if (loop) {
-        int dev = 0, sms = 0, per_sm = 0;
-        TESSERA_CUDA_CHECK(cudaGetDevice(&dev));
-        TESSERA_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-        TESSERA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, BX, 0));
-        blocks = std::min<unsigned>(blocks, unsigned(std::max(1, sms * per_sm)));
-      }
-      kernel<<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
-    };
     const auto launch = [&](auto fc, auto xe) {
       constexpr bool FC = decltype(fc)::value, XE = decltype(xe)::value;
+      const unsigned blocks = unsigned(per_pair * P.pairs);
       if (per != 0u) {
-        go(stream_collide_fused<L, S, BX, MB, FC, XE, true>);
+        stream_collide_fused<L, S, BX, MB, FC, XE, true><<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
         return;
       }
       if constexpr (std::is_same_v<S, half_t>) {  // (the quad even step with fp16 storage only)
         if (quad_even) {
-          if (loop) go(stream_collide_fused<L, S, BX, MB, FC, XE, false, true, true>);
-          else go(stream_collide_fused<L, S, BX, MB, FC, XE, false, true>);
+          stream_collide_fused<L, S, BX, MB, FC, XE, false, true>
+              <<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
           return;
         }
       }
-      if (loop) go(stream_collide_fused<L, S, BX, MB, FC, XE, false, false, true>);
-      else go(stream_collide_fused<L, S, BX, MB, FC, XE, false>);
+      stream_collide_fused<L, S, BX, MB, FC, XE, false><<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
     };
     if (face && early) launch(std::true_type{}, std::true_type{});
     else if (face) launch(std::true_type{}, std::false_type{});
