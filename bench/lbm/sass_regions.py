@@ -57,7 +57,7 @@ def regions(name, ins, chunk):
         part = ins[a:a + chunk]
         ops = sorted({opcode(i["sass"]) for i in part if opcode(i["sass"]).split(".")[0] in MARK})
         print(f"{a:5d} {sum(i['executed'] for i in part) / 1e6:7.1f} {sum(i['samples'] for i in part):8.0f} "
-              + " ".join(f"{sum(i[m] for i in part):9.0f}" for m in MAIN) + "  " + " ".join(ops)[:100])
+              + " ".join(f"{sum(i.get(m, 0.0) for i in part):9.0f}" for m in MAIN) + "  " + " ".join(ops)[:100])
 
 
 def main():
