@@ -516,6 +516,7 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
       }
     }
     // The links into a wall still to bounce: XE's early cell bounces its own below and is left out here.
+    // (The same masks as ld_lo / ld_hi before the collision, formed again rather than kept live across it.)
     const uint32_t bo_lo = XE && xf != 0 && !xf_hi ? 0u : wm_lo, bo_hi = XE && xf_hi ? 0u : wm_hi;
     if (bo_lo | bo_hi) {  // links into a wall: bounce back into the cell's own slot opp(q)
       TESSERA_LBM_UNROLL
