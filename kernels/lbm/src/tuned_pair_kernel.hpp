@@ -467,13 +467,14 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   }
 
   // A pair store at e (an even element) of the values (vlo, vhi), each written only where its flag is set.
+  // Three independent conditions, so that each store is one predicated instruction: the nested form (pair
+  // store, else the single ones) compiled to a branch and a reconvergence per link, and every warp diverged
+  // there for the links with c_x != 0 of the odd step (lane 0 has no lane below, lane 31 none above), so it
+  // ran both sides of each (docs/performance.md, LBM item 50).
   auto put = [&](S* e, float vlo, float vhi, bool wlo, bool whi) {
-    if (wlo && whi) {
-      st_pair<M>(reinterpret_cast<V*>(e), P::pack(vlo, vhi));
-    } else {
-      if (wlo) e[0] = Storage<S>::store(vlo);
-      if (whi) e[1] = Storage<S>::store(vhi);
-    }
+    if (wlo && whi) st_pair<M>(reinterpret_cast<V*>(e), P::pack(vlo, vhi));
+    if (wlo && !whi) e[0] = Storage<S>::store(vlo);
+    if (whi && !wlo) e[1] = Storage<S>::store(vhi);
   };
   if (!a.odd) {
     if constexpr (!PER) {

@@ -106,16 +106,16 @@ inline QuadGeom make_quad_geom(const GridLayout& g) {
 // The first padded cell of plane k's quads: the plane's row y = 1, rounded down to a multiple of 4.
 __device__ inline uint32_t quad_base(const QuadGeom& g, uint32_t k) { return (g.pxy * (k + 1u) + g.px) & ~3u; }
 
-// The quad of values v at element e (a multiple of 4), each written only where bit j of m is set.
+// The quad of values v at element e (a multiple of 4), each written only where bit j of m is set: the whole
+// quad in one store, or its cells one by one, as independent conditions so that each store is one predicated
+// instruction rather than a branch per link where a warp's quads differ (at the rows' ends; as pair_update's
+// put, docs/performance.md, LBM item 50).
 template <class S, class V = typename QuadOps<S>::V>
 __device__ inline void quad_put(S* __restrict__ f, uint32_t e, const V& v, uint32_t m) {
-  if (m == 0xfu) {
-    *reinterpret_cast<V*>(f + e) = v;
-  } else if (m != 0u) {
-    TESSERA_LBM_UNROLL
-    for (int j = 0; j < 4; ++j)
-      if ((m >> j) & 1u) QuadOps<S>::put1(f + e, j, v);
-  }
+  if (m == 0xfu) *reinterpret_cast<V*>(f + e) = v;
+  TESSERA_LBM_UNROLL
+  for (int j = 0; j < 4; ++j)
+    if (m != 0xfu && ((m >> j) & 1u)) QuadOps<S>::put1(f + e, j, v);
 }
 
 // Which cells of the quad at padded cell c of plane k an even step updates (bit j: cell c + j): those in
