@@ -470,21 +470,11 @@ __device__ inline void pair_update(S* __restrict__ f, const SlotPtrs<S>& sp, con
   // Three independent conditions, so that each store is one predicated instruction: the nested form (pair
   // store, else the single ones) compiled to a branch and a reconvergence per link, and every warp diverged
   // there for the links with c_x != 0 of the odd step (lane 0 has no lane below, lane 31 none above), so it
-  // ran both sides of each (docs/performance.md, LBM item 50). PER keeps the nested form: with the image
-  // stores the predicated one spilled 4 / 64 bytes (D3Q19 / D3Q27 fp32, where the nested one spills none).
+  // ran both sides of each (docs/performance.md, LBM item 50).
   auto put = [&](S* e, float vlo, float vhi, bool wlo, bool whi) {
-    if constexpr (PER) {
-      if (wlo && whi) {
-        st_pair<M>(reinterpret_cast<V*>(e), P::pack(vlo, vhi));
-      } else {
-        if (wlo) e[0] = Storage<S>::store(vlo);
-        if (whi) e[1] = Storage<S>::store(vhi);
-      }
-    } else {
-      if (wlo && whi) st_pair<M>(reinterpret_cast<V*>(e), P::pack(vlo, vhi));
-      if (wlo && !whi) e[0] = Storage<S>::store(vlo);
-      if (whi && !wlo) e[1] = Storage<S>::store(vhi);
-    }
+    if (wlo && whi) st_pair<M>(reinterpret_cast<V*>(e), P::pack(vlo, vhi));
+    if (wlo && !whi) e[0] = Storage<S>::store(vlo);
+    if (whi && !wlo) e[1] = Storage<S>::store(vhi);
   };
   if (!a.odd) {
     if constexpr (!PER) {
