@@ -129,11 +129,6 @@ int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 1, 1
 // its __threadfence and atomic, MEMBAR.ALL.GPU instead of MEMBAR.SC.GPU, ran at the same speed: item 40.)
 int fused_signal_form() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
 
-// TESSERA_LBM_FUSED_XFACE (read per call; measurement): where the odd items' cells on a face normal to x
-// load their links from the wall (with the face cells, face_cells_flagged): "early" (default: with the pair
-// loads, pair_update's XE form; on an H100 the walled box +0.9-2.6 % D3Q19, +6.3-8.0 % D3Q27 fp32 over
-// "late", LBM item 40, despite 10 / 46 bytes of spills in those two instantiations) or "late" (after the
-// pair loads are unpacked, as every other wall cell: the form before 2026-12-06).
 // TESSERA_LBM_FUSED_WAIT (read per call; measurement): how a waiting item's threads read the counters they
 // wait for: "acquire" (default: an acquire load per spin, which compiles to a load and an invalidation of
 // the multiprocessor's whole L1, CCTL.IVALL, at every turn of the spin: 2.2 M of them per walled D3Q27 fp32
@@ -143,6 +138,11 @@ int fused_signal_form() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", 
 // Returns 0 or 1.
 int fused_wait_form() { return knob_choice("TESSERA_LBM_FUSED_WAIT", {"acquire", "relaxed"}, "acquire", "acquire"); }
 
+// TESSERA_LBM_FUSED_XFACE (read per call; measurement): where the odd items' cells on a face normal to x
+// load their links from the wall (with the face cells, face_cells_flagged): "early" (default: with the pair
+// loads, pair_update's XE form; on an H100 the walled box +0.9-2.6 % D3Q19, +6.3-8.0 % D3Q27 fp32 over
+// "late", LBM item 40, despite 10 / 46 bytes of spills in those two instantiations) or "late" (after the
+// pair loads are unpacked, as every other wall cell: the form before 2026-12-06).
 bool fused_xface_early() { return knob_choice("TESSERA_LBM_FUSED_XFACE", {"early", "late"}, "early", "early") == 0; }
 
 // TESSERA_LBM_FUSED_EVEN (read per call; measurement): the even items' step: "quad" (default since
