@@ -129,15 +129,6 @@ int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 1, 1
 // its __threadfence and atomic, MEMBAR.ALL.GPU instead of MEMBAR.SC.GPU, ran at the same speed: item 40.)
 int fused_signal_form() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
 
-// TESSERA_LBM_FUSED_WAIT (read per call; measurement): how a waiting item's threads read the counters they
-// wait for: "acquire" (default: an acquire load per spin, which compiles to a load and an invalidation of
-// the multiprocessor's whole L1, CCTL.IVALL, at every turn of the spin: 2.2 M of them per walled D3Q27 fp32
-// launch at 256^3 on an H100, 2055ac5) or "relaxed" (relaxed loads in the spin, then one acquire fence,
-// the acquire pattern of the PTX memory model: one invalidation per wait; docs/performance.md, LBM item 51).
-// The odd items' own loads bypass the L1 either way (ld.global.cg); the flags and the spilled values do not.
-// Returns 0 or 1.
-int fused_wait_form() { return knob_choice("TESSERA_LBM_FUSED_WAIT", {"acquire", "relaxed"}, "acquire", "acquire"); }
-
 // TESSERA_LBM_FUSED_XFACE (read per call; measurement): where the odd items' cells on a face normal to x
 // load their links from the wall (with the face cells, face_cells_flagged): "early" (default: with the pair
 // loads, pair_update's XE form; on an H100 the walled box +0.9-2.6 % D3Q19, +6.3-8.0 % D3Q27 fp32 over
@@ -181,7 +172,6 @@ struct FusedPlan {
   uint32_t pairs;  // step pairs in this launch
   uint32_t signal;  // fused_signal_form(): thread 0's fence after the barrier (0), every thread's before it (1)
   uint32_t per;     // periodic axes (bits x = 1, y = 2, z = 4; one pair per launch): see "Periodic axes" above
-  uint32_t wait;    // fused_wait_form(): acquire loads in the spin (0), relaxed ones and one acquire fence (1)
 };
 struct FusedItem {
   uint32_t pair, slab, k;
@@ -248,11 +238,6 @@ __device__ inline unsigned ld_acquire(const unsigned* p) {
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
-__device__ inline unsigned ld_relaxed(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
 
 // Thread `lane` (0 .. 5) of a block until `need` tickets of plane k - 1 + lane % 3 of slab s0 + lane / 3
 // have finished (counters `done`, one per (slab, plane)), clamped to planes k - 1 .. k + 1 and slabs s0 ..
@@ -273,12 +258,7 @@ __device__ inline void wait_plane(const FusedPlan& P, const unsigned* done, uint
     kk = min(klo + lane % 3u, khi);
   }
   const uint32_t sl = lane >= 6u ? s2 : min(s0 + lane / 3u, s1);
-  if (P.wait == 1u) {  // relaxed loads, then one acquire fence (TESSERA_LBM_FUSED_WAIT=relaxed)
-    while (ld_relaxed(done + sl * P.nz + kk) < need) __nanosleep(32);
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-  } else {
-    while (ld_acquire(done + sl * P.nz + kk) < need) __nanosleep(32);
-  }
+  while (ld_acquire(done + sl * P.nz + kk) < need) __nanosleep(32);
 }
 // Whether item `it` waits for others (the same answer for every thread of its block).
 __device__ inline bool fused_waits(const FusedItem& it) { return it.odd || it.pair > 0u; }
@@ -390,7 +370,6 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   P.slabs = (P.ny + P.rows - 1u) / P.rows;
   P.lag = uint32_t(lag);
   P.signal = uint32_t(fused_signal_form());
-  P.wait = uint32_t(fused_wait_form());
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
   const uint64_t cell_pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
   P.to = uint32_t((cell_pairs + BX - 1) / BX);  // blocks per odd item
