@@ -7,9 +7,7 @@
 // streamed into), over slabs of several heights (one row more than the minimum, rows not dividing ny, one
 // slab), the even planes 2 .. nz ahead, 1 (the default), 2 or all 3 pairs per launch (TESSERA_LBM_FUSED_PAIRS)
 // and both ways of signalling (TESSERA_LBM_FUSED_FENCE: one fence after the barrier, the default, or every
-// thread's) and of starting an item (TESSERA_LBM_FUSED_START: the ticket and the wait each followed by a
-// barrier, the default, or warp 0 taking both before one barrier; on the large grid also with no sleep in the
-// spin, TESSERA_LBM_FUSED_SLEEP=0).
+// thread's).
 // The closed boxes' face cells take their walls from their own flags (TESSERA_LBM_FACE_CELLS on, the default)
 // or from their neighbours' (off), the x faces' with the pair loads (the default) or after them
 // (TESSERA_LBM_FUSED_XFACE=late). The even items take the quad step (the default) with fp16 storage on the
@@ -72,21 +70,17 @@ TEST_CASE("fused steps give the bits of as many tuned steps and the reference's 
       for (const Case& cs : cases) {
         const auto tuned = run(k, pr, cs, 3, false, KernelPath::Tuned);
         const auto ref = run(k, pr, cs, 3, false, KernelPath::Reference);
-        // (TESSERA_LBM_FUSED_FENCE, TESSERA_LBM_FUSED_START): the defaults; every thread's fence, or warp 0's
-        // start, on fewer shapes
-        const std::pair<const char*, const char*> forms[] = {{"", ""}, {"all", ""}, {"", "warp"}};
-        for (const auto& [fence, start] : forms)
+        for (const char* fence : {"", "all"})  // one fence (the default); every thread's, on fewer shapes
           for (const char* rows : {"", "2", "3", "5", "1000"})
             for (const char* lag : {"", "2", "4", "1000"})
               for (const char* per : {"", "2", "16"}) {  // pairs per launch: 1 (the default), 2 + 1, all 3
-                const bool other = fence[0] != '\0' || start[0] != '\0';
-                if (other && (rows[0] == '5' || lag[0] == '4')) continue;
+                if (fence[0] != '\0' && (rows[0] == '5' || lag[0] == '4')) continue;
                 if (per[0] != '\0' && !(rows[0] == '\0' || rows[0] == '3' || lag[0] == '2')) continue;
                 INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
-                                  << " ghost walls " << cs.ghost_walls << " fence '" << fence << "' start '" << start
-                                  << "' rows '" << rows << "' lag '" << lag << "' pairs per launch '" << per << "'");
-                const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FENCE", fence), st("TESSERA_LBM_FUSED_START", start),
-                    r("TESSERA_LBM_FUSED_ROWS", rows), l("TESSERA_LBM_FUSED_LAG", lag), pp("TESSERA_LBM_FUSED_PAIRS", per);
+                                  << " ghost walls " << cs.ghost_walls << " fence '" << fence << "' rows '" << rows
+                                  << "' lag '" << lag << "' pairs per launch '" << per << "'");
+                const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FENCE", fence), r("TESSERA_LBM_FUSED_ROWS", rows),
+                    l("TESSERA_LBM_FUSED_LAG", lag), pp("TESSERA_LBM_FUSED_PAIRS", per);
                 const auto fused = run(k, pr, cs, 3, true, KernelPath::Tuned);
                 REQUIRE(fused == tuned);
                 REQUIRE(max_diff(fused, ref) < (pr == Precision::FP32 ? 1e-6 : 4e-5));
@@ -136,15 +130,12 @@ TEST_CASE("fused steps: a grid of many slabs and blocks in flight", "[lbm][gpu]"
   for (Precision pr : {Precision::FP32, Precision::FP16}) {
     const auto tuned = run(LatticeKind::D3Q19, pr, cs, 5, false, KernelPath::Tuned);
     for (const char* fence : {"all", "one"})
-      for (const char* start : {"block", "warp"})
-        for (const char* sleep : {"", "0"})
-          for (const char* per : {"", "2", "16"}) {
-            INFO(to_string(pr) << " fence " << fence << " start " << start << " sleep '" << sleep
-                               << "' pairs per launch '" << per << "'");
-            const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FENCE", fence), st("TESSERA_LBM_FUSED_START", start),
-                sl("TESSERA_LBM_FUSED_SLEEP", sleep), r("TESSERA_LBM_FUSED_ROWS", "6"), pp("TESSERA_LBM_FUSED_PAIRS", per);
-            REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
-          }
+      for (const char* per : {"", "2", "16"}) {
+        INFO(to_string(pr) << " fence " << fence << " pairs per launch '" << per << "'");
+        const tessera::test::ScopedEnv f("TESSERA_LBM_FUSED_FENCE", fence), r("TESSERA_LBM_FUSED_ROWS", "6"),
+            pp("TESSERA_LBM_FUSED_PAIRS", per);
+        REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
+      }
     {  // the x faces' wall links loaded late
       const tessera::test::ScopedEnv xe("TESSERA_LBM_FUSED_XFACE", "late"), r("TESSERA_LBM_FUSED_ROWS", "6");
       REQUIRE(run(LatticeKind::D3Q19, pr, cs, 5, true, KernelPath::Tuned) == tuned);
@@ -213,8 +204,7 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
     CHECK_THROWS(fused_steps_shape(s));
   }
   for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_PAIRS",
-                          "TESSERA_LBM_FUSED_FENCE", "TESSERA_LBM_FUSED_SLEEP", "TESSERA_LBM_FUSED_START",
-                          "TESSERA_LBM_FUSED_XFACE", "TESSERA_LBM_FUSED_EVEN"}) {
+                          "TESSERA_LBM_FUSED_FENCE", "TESSERA_LBM_FUSED_XFACE", "TESSERA_LBM_FUSED_EVEN"}) {
     const tessera::test::ScopedEnv bad(var, "x");
     try {
       (void)fused_steps_shape(s);
@@ -225,10 +215,6 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
   }
   {
     const tessera::test::ScopedEnv lag("TESSERA_LBM_FUSED_LAG", "1");  // the odd step needs the plane after it
-    CHECK_THROWS(fused_steps_shape(s));
-  }
-  {
-    const tessera::test::ScopedEnv sleep("TESSERA_LBM_FUSED_SLEEP", "-1");  // nanoseconds, >= 0
     CHECK_THROWS(fused_steps_shape(s));
   }
   {

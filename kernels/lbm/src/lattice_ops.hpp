@@ -83,8 +83,6 @@ int fused_rows(const LatticeState& s, int lag);
 int fused_lag(const LatticeState& s, unsigned per = 0u);  // per: the periodic axes (z periodic: a longer lag)
 int fused_pairs_per_launch();
 int fused_signal_form();
-int fused_sleep_ns();
-int fused_start_form();
 bool fused_xface_early();
 bool fused_even_quad();  // TESSERA_LBM_FUSED_EVEN: quad (the default: the even items' quad step in fp16) or pair
 // Whether the fused steps' even items take the quad step for s with periodic axes per (0: none).

@@ -168,9 +168,7 @@ FusedSteps fused_steps_mode() {
 
 std::array<int, 3> fused_steps_shape(const LatticeState& s) {
   const int lag = detail::fused_lag(s);
-  (void)detail::fused_signal_form();  // a bad TESSERA_LBM_FUSED_FENCE, _SLEEP, _START, _XFACE or _EVEN is refused here too
-  (void)detail::fused_sleep_ns();
-  (void)detail::fused_start_form();
+  (void)detail::fused_signal_form();  // a bad TESSERA_LBM_FUSED_FENCE, _XFACE or _EVEN is refused here too
   (void)detail::fused_xface_early();
   (void)detail::fused_even_quad();
   return {detail::fused_rows(s, lag), lag, detail::fused_pairs_per_launch()};

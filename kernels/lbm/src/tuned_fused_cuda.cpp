@@ -129,16 +129,6 @@ int fused_pairs_per_launch() { return fused_knob("TESSERA_LBM_FUSED_PAIRS", 1, 1
 // its __threadfence and atomic, MEMBAR.ALL.GPU instead of MEMBAR.SC.GPU, ran at the same speed: item 40.)
 int fused_signal_form() { return knob_choice("TESSERA_LBM_FUSED_FENCE", {"one", "all"}, "one", "one"); }
 
-// TESSERA_LBM_FUSED_SLEEP (read per call; measurement): nanoseconds a waiting thread sleeps between two
-// loads of a counter it waits for (default 32, at most 1,000,000: __nanosleep's range).
-int fused_sleep_ns() { return int(std::min<long>(fused_knob("TESSERA_LBM_FUSED_SLEEP", 32, 0), 1000000L)); }
-
-// TESSERA_LBM_FUSED_START (read per call; measurement): how a block starts its item: "block" (default:
-// thread 0 takes the ticket, a barrier, then threads 0 .. 8 wait for the counters and a second barrier) or
-// "warp" (warp 0 takes the ticket, passes it by a shuffle and waits, then one barrier for the block).
-// Returns 0 or 1.
-int fused_start_form() { return knob_choice("TESSERA_LBM_FUSED_START", {"block", "warp"}, "block", "block"); }
-
 // TESSERA_LBM_FUSED_XFACE (read per call; measurement): where the odd items' cells on a face normal to x
 // load their links from the wall (with the face cells, face_cells_flagged): "early" (default: with the pair
 // loads, pair_update's XE form; on an H100 the walled box +0.9-2.6 % D3Q19, +6.3-8.0 % D3Q27 fp32 over
@@ -182,8 +172,6 @@ struct FusedPlan {
   uint32_t pairs;  // step pairs in this launch
   uint32_t signal;  // fused_signal_form(): thread 0's fence after the barrier (0), every thread's before it (1)
   uint32_t per;     // periodic axes (bits x = 1, y = 2, z = 4; one pair per launch): see "Periodic axes" above
-  uint32_t sleep;   // fused_sleep_ns(): between two loads of a counter not yet reached
-  uint32_t start;   // fused_start_form(): ticket, barrier, wait, barrier (0); warp 0 takes both, one barrier (1)
 };
 struct FusedItem {
   uint32_t pair, slab, k;
@@ -270,7 +258,7 @@ __device__ inline void wait_plane(const FusedPlan& P, const unsigned* done, uint
     kk = min(klo + lane % 3u, khi);
   }
   const uint32_t sl = lane >= 6u ? s2 : min(s0 + lane / 3u, s1);
-  while (ld_acquire(done + sl * P.nz + kk) < need) __nanosleep(P.sleep);
+  while (ld_acquire(done + sl * P.nz + kk) < need) __nanosleep(32);
 }
 // Whether item `it` waits for others (the same answer for every thread of its block).
 __device__ inline bool fused_waits(const FusedItem& it) { return it.odd || it.pair > 0u; }
@@ -313,25 +301,13 @@ __global__ void __launch_bounds__(BX, MB) stream_collide_fused(S* __restrict__ f
                                                                QuadGeom qg, FusedPlan P, SlotPtrs<S> sp, unsigned* ctr) {
   static_assert(!(QE && PER), "the quad even step writes no ghost images");
   __shared__ unsigned s_ticket;
-  unsigned* done = ctr + 1;
-  if (P.start == 1u) {  // warp 0 takes the ticket and waits; one barrier (TESSERA_LBM_FUSED_START=warp)
-    if (threadIdx.x < 32u) {
-      unsigned tk = 0u;
-      if (threadIdx.x == 0) tk = atomicAdd(ctr, 1u);
-      tk = __shfl_sync(0xffffffffu, tk, 0);
-      const FusedItem w = fused_item<QE>(P, tk);
-      if (fused_waits(w)) fused_wait(P, done, w, threadIdx.x);
-      if (threadIdx.x == 0) s_ticket = tk;
-    }
-    __syncthreads();
-  } else {
-    if (threadIdx.x == 0) s_ticket = atomicAdd(ctr, 1u);
-    __syncthreads();
-  }
+  if (threadIdx.x == 0) s_ticket = atomicAdd(ctr, 1u);
+  __syncthreads();
   const FusedItem it = fused_item<QE>(P, s_ticket);
+  unsigned* done = ctr + 1;
   const uint32_t y0 = it.slab * P.rows, y1 = min(y0 + P.rows, P.ny);
   const uint32_t t = it.tile * uint32_t(BX) + threadIdx.x;
-  if (P.start == 0u && fused_waits(it)) {
+  if (fused_waits(it)) {
     fused_wait(P, done, it, threadIdx.x);
     __syncthreads();
   }
@@ -394,8 +370,6 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   P.slabs = (P.ny + P.rows - 1u) / P.rows;
   P.lag = uint32_t(lag);
   P.signal = uint32_t(fused_signal_form());
-  P.sleep = uint32_t(fused_sleep_ns());
-  P.start = uint32_t(fused_start_form());
   // An item spans at most rows + 1 rows (the last slab's odd items), from a base up to align - 1 cells early.
   const uint64_t cell_pairs = (uint64_t(pg.px) * (P.rows + 1u) + pg.align + 1u) / 2u;
   P.to = uint32_t((cell_pairs + BX - 1) / BX);  // blocks per odd item
