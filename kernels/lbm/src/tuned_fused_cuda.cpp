@@ -239,9 +239,9 @@ __device__ inline unsigned ld_acquire(const unsigned* p) {
   return v;
 }
 
-// Thread `lane` (0 .. 5) of a block until `need` tickets of plane k - 1 + lane % 3 of slab s0 + lane / 3
+// Thread `lane` (0 .. 8) of a block until `need` tickets of plane k - 1 + lane % 3 of slab s0 + lane / 3
 // have finished (counters `done`, one per (slab, plane)), clamped to planes k - 1 .. k + 1 and slabs s0 ..
-// s1 (lanes past the range wait for its last counter again, which is harmless). So the six loads are in
+// s1 (lanes past the range wait for its last counter again, which is harmless). So the nine loads are in
 // flight together rather than one after the other (2026-12-06: the same speed with one pair per launch,
 // 6-8 % faster with ten on an H100); the barrier after the wait orders them before every thread's loads.
 // With z periodic the planes wrap (k - 1 and k + 1 mod nz); lanes 6 .. 8 wait for slab s2's planes (the
@@ -262,7 +262,7 @@ __device__ inline void wait_plane(const FusedPlan& P, const unsigned* done, uint
 }
 // Whether item `it` waits for others (the same answer for every thread of its block).
 __device__ inline bool fused_waits(const FusedItem& it) { return it.odd || it.pair > 0u; }
-// Before item `it` (called by every thread of its block, lane = threadIdx.x; threads 0 .. 5 wait): an odd
+// Before item `it` (called by every thread of its block, lane = threadIdx.x; threads 0 .. 8 wait): an odd
 // item until the even step of its pair has finished planes k - 1 .. k + 1 of its slab and of the slab
 // before it; an even item of a later pair until the previous pair's odd step has finished planes k - 1 ..
 // k + 1 of its slab and of the slab after it. done: the even counters, then the odd ones (slabs nz each).
