@@ -59,7 +59,8 @@ bool nccl_available() {
 }
 
 bool gpus_distinct(MPI_Comm comm) {
-  constexpr int kLen = 160;
+  // "host/PCI bus id": room for the longest processor name MPI can return and a PCI id ("0000:00:00.0").
+  constexpr int kLen = MPI_MAX_PROCESSOR_NAME + 32;
   char mine[kLen] = {};
   if (device::gpu_available()) {
     char host[MPI_MAX_PROCESSOR_NAME] = {};
