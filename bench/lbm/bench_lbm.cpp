@@ -263,7 +263,7 @@ int main(int argc, char** argv) {
                                  "TESSERA_LBM_SPECULATE", "TESSERA_LBM_WALL_STAGE", "TESSERA_LBM_FACE_CELLS",
                                  "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB",
                                  "TESSERA_LBM_FUSED_PAIRS", "TESSERA_LBM_FUSED_FENCE", "TESSERA_LBM_FUSED_XFACE",
-                                 "TESSERA_LBM_FUSED_EVEN"})
+                                 "TESSERA_LBM_FUSED_EVEN", "TESSERA_LBM_FUSED_BLOCKS"})
           r.set(knob, env_or_empty(knob));
         r
             .set("prefetch_kib", static_cast<long long>(path == lbm::KernelPath::Tuned && !blocked && !fused ? lbm::tuned_prefetch_kib(pr, form.ends_with("pair") || form == "quad" || form == "quad-staged") : 0))

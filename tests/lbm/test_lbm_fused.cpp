@@ -13,7 +13,8 @@
 // (TESSERA_LBM_FUSED_XFACE=late). The even items take the quad step (the default) with fp16 storage on the
 // shapes whose slot stride is a multiple of 4 (72 x 11 x 9, 64 x 8 x 7 and 256 x 124 x 66 padded cells) and the
 // pair step elsewhere, and the pair step there too with TESSERA_LBM_FUSED_EVEN=pair, on slabs of several
-// heights and with several pairs per launch. Every slot of every cell is compared, ghosts and walls included.
+// heights and with several pairs per launch; the D3Q19 quad-even launch also under tighter launch bounds
+// (TESSERA_LBM_FUSED_BLOCKS=6, 7). Every slot of every cell is compared, ghosts and walls included.
 #include <array>
 #include <cstdlib>
 #include <string>
@@ -105,6 +106,25 @@ TEST_CASE("fused steps give the bits of as many tuned steps and the reference's 
                 pp("TESSERA_LBM_FUSED_PAIRS", per);
             REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
           }
+        // The D3Q19 quad-even launch under tighter launch bounds (TESSERA_LBM_FUSED_BLOCKS: 6 or 7 blocks per
+        // multiprocessor, 80 or 72 registers): other registers and spills, the same bits.
+        for (const char* blocks : {"6", "7"})
+          for (const char* rows : {"", "3"})
+            for (const char* per : {"", "2"}) {
+              if (!quad || k != LatticeKind::D3Q19) continue;
+              INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
+                                << " ghost walls " << cs.ghost_walls << " blocks " << blocks << " rows '" << rows
+                                << "' pairs per launch '" << per << "'");
+              const tessera::test::ScopedEnv b("TESSERA_LBM_FUSED_BLOCKS", blocks), r("TESSERA_LBM_FUSED_ROWS", rows),
+                  pp("TESSERA_LBM_FUSED_PAIRS", per);
+              REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
+              if (cs.ghost_walls && rows[0] == '\0' && per[0] == '\0') {  // the x faces late, the face cells off
+                const tessera::test::ScopedEnv xe("TESSERA_LBM_FUSED_XFACE", "late");
+                REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
+                const tessera::test::ScopedEnv fc("TESSERA_LBM_FACE_CELLS", "off");
+                REQUIRE(run(k, pr, cs, 3, true, KernelPath::Tuned) == tuned);
+              }
+            }
         if (cs.ghost_walls) {
           {  // the face cells' walls from their neighbours' flags (the odd items without FC)
             INFO(to_string(k) << " " << to_string(pr) << " " << cs.nx << "x" << cs.ny << "x" << cs.nz
@@ -204,7 +224,8 @@ TEST_CASE("fused steps: the shape and the knobs", "[lbm]") {
     CHECK_THROWS(fused_steps_shape(s));
   }
   for (const char* var : {"TESSERA_LBM_FUSED_LAG", "TESSERA_LBM_FUSED_MB", "TESSERA_LBM_FUSED_ROWS", "TESSERA_LBM_FUSED_PAIRS",
-                          "TESSERA_LBM_FUSED_FENCE", "TESSERA_LBM_FUSED_XFACE", "TESSERA_LBM_FUSED_EVEN"}) {
+                          "TESSERA_LBM_FUSED_FENCE", "TESSERA_LBM_FUSED_XFACE", "TESSERA_LBM_FUSED_EVEN",
+                          "TESSERA_LBM_FUSED_BLOCKS"}) {
     const tessera::test::ScopedEnv bad(var, "x");
     try {
       (void)fused_steps_shape(s);

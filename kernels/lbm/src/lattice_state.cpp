@@ -168,9 +168,10 @@ FusedSteps fused_steps_mode() {
 
 std::array<int, 3> fused_steps_shape(const LatticeState& s) {
   const int lag = detail::fused_lag(s);
-  (void)detail::fused_signal_form();  // a bad TESSERA_LBM_FUSED_FENCE, _XFACE or _EVEN is refused here too
+  (void)detail::fused_signal_form();  // a bad TESSERA_LBM_FUSED_FENCE, _XFACE, _EVEN or _BLOCKS is refused here too
   (void)detail::fused_xface_early();
   (void)detail::fused_even_quad();
+  (void)detail::fused_blocks();
   return {detail::fused_rows(s, lag), lag, detail::fused_pairs_per_launch()};
 }
 

@@ -149,6 +149,14 @@ bool fused_xface_early() { return knob_choice("TESSERA_LBM_FUSED_XFACE", {"early
 bool fused_even_quad() {
   return knob_choice("TESSERA_LBM_FUSED_EVEN", {"pair", "quad"}, "quad", "quad, where fp16 storage allows it") == 1;
 }
+// TESSERA_LBM_FUSED_BLOCKS (read per call; measurement): the minimum resident blocks per multiprocessor in the
+// launch bounds of the D3Q19 launch with the quad even step (fp16 storage): 5 (the default, the pair
+// kernel's: 96 registers, no spills, 20 warps per multiprocessor), 6 (80 registers, 24 warps; ptxas spills
+// 4 bytes in the closed and walled forms) or 7 (72 registers, 28 warps). On an H200 that launch ran with 27-29
+// % of its warps active, the link between the L2's partitions at 73-80 % and DRAM at 28-32 %, i.e. it waits
+// (docs/performance.md, LBM items 53-54). Returns 5, 6 or 7.
+int fused_blocks() { return 5 + knob_choice("TESSERA_LBM_FUSED_BLOCKS", {"5", "6", "7"}, "5", "5"); }
+
 bool fused_even_quad_used(const LatticeState& s, unsigned per) {
   return s.precision() == Precision::FP16 && per == 0u && fused_even_quad() && tuned_quad_applicable(s);
 }
@@ -393,6 +401,7 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
   // D3Q27 as for D3Q19 (2026-12-06; the default kernels stream D3Q27's face cells without a face form).
   const bool face = face_cells_flagged(s);
   const bool early = fused_xface_early();
+  const int blocks_min = fused_blocks();
   for (int64_t left = pairs; left > 0; left -= P.pairs) {
     P.pairs = uint32_t(std::min(left, cap));
     unsigned* ctr = fused_counters(s, 1u + 2u * std::size_t(P.slabs) * P.nz, st);
@@ -405,6 +414,18 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
       }
       if constexpr (std::is_same_v<S, half_t>) {  // (the quad even step with fp16 storage only)
         if (quad_even) {
+          if constexpr (L::Q == 19) {  // TESSERA_LBM_FUSED_BLOCKS (measurement): tighter launch bounds
+            if (blocks_min == 6) {
+              stream_collide_fused<L, S, BX, 6, FC, XE, false, true>
+                  <<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
+              return;
+            }
+            if (blocks_min == 7) {
+              stream_collide_fused<L, S, BX, 7, FC, XE, false, true>
+                  <<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
+              return;
+            }
+          }
           stream_collide_fused<L, S, BX, MB, FC, XE, false, true>
               <<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
           return;
