@@ -154,7 +154,7 @@ bool fused_even_quad() {
 // kernel's: 96 registers, no spills, 20 warps per multiprocessor), 6 (80 registers, 24 warps; ptxas spills
 // 4 bytes in the closed and walled forms) or 7 (72 registers, 28 warps). On an H200 that launch ran with 27-29
 // % of its warps active, the link between the L2's partitions at 73-80 % and DRAM at 28-32 %, i.e. it waits
-// (docs/performance.md, LBM items 53-54). Returns 5, 6 or 7.
+// (docs/performance.md, LBM item 53). Returns 5, 6 or 7.
 int fused_blocks() { return 5 + knob_choice("TESSERA_LBM_FUSED_BLOCKS", {"5", "6", "7"}, "5", "5"); }
 
 bool fused_even_quad_used(const LatticeState& s, unsigned per) {
