@@ -87,7 +87,7 @@ bool fused_xface_early();
 bool fused_even_quad();  // TESSERA_LBM_FUSED_EVEN: quad (the default: the even items' quad step in fp16) or pair
 // Whether the fused steps' even items take the quad step for s with periodic axes per (0: none).
 bool fused_even_quad_used(const LatticeState& s, unsigned per);
-int fused_blocks();  // TESSERA_LBM_FUSED_BLOCKS: 5 (the default), 6 or 7 (the D3Q19 fp16 quad-even launch bounds)
+int fused_blocks();  // TESSERA_LBM_FUSED_BLOCKS: 5, 6 (the default) or 7 (the D3Q19 fp16 quad-even launch bounds)
 // The one-cell kernel's loads and stores without the collision (stream_pattern_only).
 void tuned_pattern_step(const exec::Exec& ex, LatticeState& s, bool blocked, const CollisionParams* collide);
 

@@ -149,13 +149,15 @@ bool fused_xface_early() { return knob_choice("TESSERA_LBM_FUSED_XFACE", {"early
 bool fused_even_quad() {
   return knob_choice("TESSERA_LBM_FUSED_EVEN", {"pair", "quad"}, "quad", "quad, where fp16 storage allows it") == 1;
 }
-// TESSERA_LBM_FUSED_BLOCKS (read per call; measurement): the minimum resident blocks per multiprocessor in the
-// launch bounds of the D3Q19 launch with the quad even step (fp16 storage): 5 (the default, the pair
-// kernel's: 96 registers, no spills, 20 warps per multiprocessor), 6 (80 registers, 24 warps; ptxas spills
-// 4 bytes in the closed and walled forms) or 7 (72 registers, 28 warps). On an H200 that launch ran with 27-29
-// % of its warps active, the link between the L2's partitions at 73-80 % and DRAM at 28-32 %, i.e. it waits
-// (docs/performance.md, LBM item 53). Returns 5, 6 or 7.
-int fused_blocks() { return 5 + knob_choice("TESSERA_LBM_FUSED_BLOCKS", {"5", "6", "7"}, "5", "5"); }
+// TESSERA_LBM_FUSED_BLOCKS (read per call): the minimum resident blocks per multiprocessor in the launch bounds
+// of the D3Q19 launch with the quad even step (fp16 storage): 5 (the pair kernel's: 96 registers, no spills,
+// 20 warps per multiprocessor), 6 (the default since 2026-12-07: 80 registers, 24 warps; ptxas spills 4 bytes in
+// the closed and walled forms) or 7 (72 registers, 28 warps; 24-48 bytes of spills). On an H200 the launch at 5
+// ran with 27-29 % of its warps active, the link between the L2's partitions at 73-80 % and DRAM at 28-32 %,
+// i.e. it waits (docs/performance.md, LBM item 53); on an H100 (LBM item 54) 6 was 2.9-3.5 % faster than 5 in
+// the walled box at 256^3 and 512^3 and level in the periodic one, 7 between them walled and 2-3 % slower
+// periodic. Returns 5, 6 or 7.
+int fused_blocks() { return 5 + knob_choice("TESSERA_LBM_FUSED_BLOCKS", {"5", "6", "7"}, "6", "6"); }
 
 bool fused_even_quad_used(const LatticeState& s, unsigned per) {
   return s.precision() == Precision::FP16 && per == 0u && fused_even_quad() && tuned_quad_applicable(s);
@@ -414,20 +416,17 @@ void go_fused(cudaStream_t st, LatticeState& s, const CollisionParams& p, int64_
       }
       if constexpr (std::is_same_v<S, half_t>) {  // (the quad even step with fp16 storage only)
         if (quad_even) {
-          if constexpr (L::Q == 19) {  // TESSERA_LBM_FUSED_BLOCKS (measurement): tighter launch bounds
-            if (blocks_min == 6) {
-              stream_collide_fused<L, S, BX, 6, FC, XE, false, true>
-                  <<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
-              return;
-            }
-            if (blocks_min == 7) {
-              stream_collide_fused<L, S, BX, 7, FC, XE, false, true>
-                  <<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
-              return;
-            }
+          const auto quad = [&](auto mb) {
+            stream_collide_fused<L, S, BX, decltype(mb)::value, FC, XE, false, true>
+                <<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
+          };
+          if constexpr (L::Q == 19) {  // TESSERA_LBM_FUSED_BLOCKS: the launch bounds' blocks per multiprocessor
+            if (blocks_min == 5) quad(std::integral_constant<int, 5>{});
+            else if (blocks_min == 7) quad(std::integral_constant<int, 7>{});
+            else quad(std::integral_constant<int, 6>{});
+          } else {
+            quad(std::integral_constant<int, MB>{});
           }
-          stream_collide_fused<L, S, BX, MB, FC, XE, false, true>
-              <<<blocks, BX, 0, st>>>(f, s.flags(), ae, ao, pg, qg, P, sp, ctr);
           return;
         }
       }
