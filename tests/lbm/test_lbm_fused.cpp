@@ -13,8 +13,9 @@
 // (TESSERA_LBM_FUSED_XFACE=late). The even items take the quad step (the default) with fp16 storage on the
 // shapes whose slot stride is a multiple of 4 (72 x 11 x 9, 64 x 8 x 7 and 256 x 124 x 66 padded cells) and the
 // pair step elsewhere, and the pair step there too with TESSERA_LBM_FUSED_EVEN=pair, on slabs of several
-// heights and with several pairs per launch; the D3Q19 quad-even launch also under tighter launch bounds
-// (TESSERA_LBM_FUSED_BLOCKS=5, 7; 6 is the default). Every slot of every cell is compared, ghosts and walls included.
+// heights and with several pairs per launch; the D3Q19 quad-even launch also under other launch bounds
+// (TESSERA_LBM_FUSED_BLOCKS=5, 7; 6 is the default). Every slot of every cell is compared, ghosts and walls
+// included.
 #include <array>
 #include <cstdlib>
 #include <string>

@@ -155,8 +155,8 @@ bool fused_even_quad() {
 // the closed and walled forms) or 7 (72 registers, 28 warps; 24-48 bytes of spills). On an H200 the launch at 5
 // ran with 27-29 % of its warps active, the link between the L2's partitions at 73-80 % and DRAM at 28-32 %,
 // i.e. it waits (docs/performance.md, LBM item 53); on an H100 (LBM item 54) 6 was 2.9-3.5 % faster than 5 in
-// the walled box at 256^3 and 512^3 and level in the periodic one, 7 between them walled and 2-3 % slower
-// periodic. Returns 5, 6 or 7.
+// the walled box at 256^3 and 512^3 and level in the periodic one, 7 between them walled and 1.9-3.5 %
+// slower periodic. Returns 5, 6 or 7.
 int fused_blocks() { return 5 + knob_choice("TESSERA_LBM_FUSED_BLOCKS", {"5", "6", "7"}, "6", "6"); }
 
 bool fused_even_quad_used(const LatticeState& s, unsigned per) {
