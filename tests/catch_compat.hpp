@@ -15,6 +15,7 @@ using Catch::Approx;
 
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <initializer_list>
 #include <string>
 
@@ -61,6 +62,16 @@ std::string read_text(const std::string& path);
 // MPI communicator size/rank of the test process.
 int mpi_rank();
 int mpi_size();
+// The test program's scratch directory, <temp>/tessera_test_<pid of rank 0> (the same for every rank of an
+// MPI test), created on first use (by any rank, any number of times). Tests put their temporary files and
+// output directories under it; test_main.cpp removes it when every test passed, and keeps it (and says
+// where) when one failed or TESSERA_TEST_KEEP=1 is set, so that a failure can be looked at.
+std::filesystem::path scratch_root();
+// scratch_root() / name, as a string (name may contain '/').
+std::string scratch_path(const std::string& name);
+// scratch_path(name), emptied (removed by rank 0): collective over MPI_COMM_WORLD, every rank returns after
+// the removal.
+std::string fresh_scratch_path(const std::string& name);
 }  // namespace tessera::test
 
 // Use at the top of a GPU test case:  TESSERA_GPU_TEST();

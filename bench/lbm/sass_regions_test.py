@@ -23,7 +23,11 @@ def write(path, name, rows):
 
 
 def main():
-    d = tempfile.mkdtemp()
+    with tempfile.TemporaryDirectory() as d:
+        return check(d)
+
+
+def check(d):
     a, b, bad = os.path.join(d, "a.csv"), os.path.join(d, "b.csv"), os.path.join(d, "bad.csv")
     write(a, "kernel_a", [("LDG.E.U8 R1, [R2.64]", 300, 2000000, 250, 10), ("@P0 STG.E.U16 [R4.64], R5", 100, 1000000, 0, 90),
                           ("FADD R1, R2, R3", 700, 3000000, 0, 600)])

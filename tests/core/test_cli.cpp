@@ -151,7 +151,7 @@ TEST_CASE("cli: invalid cases exit 2 with every message", "[cli]") {
 TEST_CASE("cli: a run gets the options, the output directory exists", "[cli]") {
   Seen seen;
   const auto app = toy_app(seen, exit_code::stopped_early);
-  const std::string outdir = (std::filesystem::temp_directory_path() / "tessera_test_cli_out" / "run1").string();
+  const std::string outdir = tessera::test::scratch_path("cli_out/run1");
   std::filesystem::remove_all(outdir);
   Result r = run(app, {case_path("good.yaml"), "--device", "cpu", "-o", outdir, "--set", "time.steps=7",
                        "--max-walltime", "1:30:00", "--progress-every=25", "--restart", "auto", "-q"});
@@ -177,7 +177,7 @@ TEST_CASE("cli: a run gets the options, the output directory exists", "[cli]") {
 TEST_CASE("cli: runtime errors exit 1, late case errors exit 2", "[cli]") {
   Seen seen;
   const auto app = toy_app(seen);
-  const std::string outdir = (std::filesystem::temp_directory_path() / "tessera_test_cli_out" / "run2").string();
+  const std::string outdir = tessera::test::scratch_path("cli_out/run2");
   Result r = run(app, {case_path("minimal.yaml"), "--device", "cpu", "-o", outdir, "--set", "output.prefix=boom", "-q"});
   CHECK(r.rc == exit_code::runtime_error);
   CHECK(has(r.err, "toy: error: boom"));
@@ -232,7 +232,7 @@ TEST_CASE("cli: batch.max_walltime in the case; --max-walltime overrides it; a b
     add_batch_keys(s);
     return s;
   }();
-  const auto yaml = std::filesystem::temp_directory_path() / "tessera_test_batch.yaml";
+  const auto yaml = tessera::test::scratch_root() / "batch.yaml";
   std::ofstream(yaml) << "time:\n  steps: 3\n";
   auto run_with = [&](std::vector<std::string> args, Seen& seen) {
     SolverApp app;

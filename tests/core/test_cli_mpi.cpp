@@ -52,7 +52,7 @@ TEST_CASE("cli under MPI: rank 0 prints, all ranks agree", "[cli][mpi]") {
   CHECK(rc == exit_code::bad_input);  // every rank rejects the case
   CHECK(err2.str().empty() == (rt.rank() != 0));
 
-  const std::string dir = (std::filesystem::temp_directory_path() / "tessera_test_cli_mpi").string();
+  const std::string dir = tessera::test::scratch_path("cli_mpi");
   std::ostringstream out3, err3;
   rc = cli::run(rt, {"toy", case_path("good.yaml"), "--device", "cpu", "-o", dir, "-q"}, app, out3, err3);
   CHECK(rc == 0);

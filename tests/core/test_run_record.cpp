@@ -1,6 +1,5 @@
 // RunRecord: run.json fields, the Prometheus textfile, energy accounting (NVML on the GPU, "not measured"
 // on the host), per-rank .prom names and the --prometheus command-line option.
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -22,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("tessera_rr_" + std::to_string(getpid())) / name;
+  const fs::path d = tessera::test::scratch_root() / "run_record" / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -17,9 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("tessera_test_" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d / name;
+  return tessera::test::scratch_root() / name;
 }
 }  // namespace
 

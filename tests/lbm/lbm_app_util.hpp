@@ -2,7 +2,6 @@
 // directory shared by all ranks. Used by the output and validation tests.
 #pragma once
 #include <mpi.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,15 +15,8 @@
 
 namespace tessera::lbm::test {
 
-// An empty directory under the temp dir, the same path on every rank (rank 0's pid).
-inline std::string fresh_dir(const std::string& tag) {
-  int pid = int(::getpid());
-  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  const auto d = std::filesystem::temp_directory_path() / ("tessera_lbm_" + std::to_string(pid) + "_" + tag);
-  if (tessera::test::mpi_rank() == 0) std::filesystem::remove_all(d);
-  MPI_Barrier(MPI_COMM_WORLD);
-  return d.string();
-}
+// A path in the test scratch directory with nothing there yet, the same on every rank (collective).
+inline std::string fresh_dir(const std::string& tag) { return ::tessera::test::fresh_scratch_path("lbm_" + tag); }
 
 // Writes `yaml` to <dir>.yaml (rank 0) and returns that path.
 inline std::string write_case(const std::string& dir, const std::string& yaml) {

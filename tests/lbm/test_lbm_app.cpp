@@ -2,7 +2,6 @@
 // --max-walltime with a checkpoint and exit code 3, --restart auto to the end bit-identically to an
 // uninterrupted run, the run manifest; and the vorticity / Q-criterion
 // derivatives on fields where central differences are exact.
-#include <unistd.h>
 
 #include <cmath>
 #include <csignal>
@@ -24,14 +23,7 @@ using namespace tessera;
 
 namespace {
 
-std::string fresh_dir(const std::string& tag) {
-  int pid = int(::getpid());
-  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  const auto d = std::filesystem::temp_directory_path() / ("tessera_lbm_app_" + std::to_string(pid) + "_" + tag);
-  if (test::mpi_rank() == 0) std::filesystem::remove_all(d);
-  MPI_Barrier(MPI_COMM_WORLD);
-  return d.string();
-}
+std::string fresh_dir(const std::string& tag) { return test::fresh_scratch_path("lbm_app_" + tag); }  // collective
 
 int run_lbm(Runtime& rt, const std::string& dir, std::vector<std::string> extra) {
   static const SolverApp app{"lbm", "test", &lbm::schema(), lbm::memory_estimate, lbm::run};

@@ -6,8 +6,6 @@
 #include <cstring>
 #include <filesystem>
 
-#include <unistd.h>
-
 #include "catch_compat.hpp"
 #include "lbm_specs.hpp"
 #include "tessera/io/checkpoint.hpp"
@@ -97,13 +95,7 @@ TEST_CASE("curved walls (interpolated): restart after an odd step continues bit 
   const int n = test::mpi_size();
   SimulationSpec spec = cylinder_channel(Precision::FP32);
   spec.rank_dims = {n, 1, 1};
-  const auto dir = std::filesystem::temp_directory_path() / ("tessera_lbm_curved_" + std::to_string(::getpid()));
-  std::string dir_s = dir.string();
-  // Every rank must use rank 0's directory name.
-  std::vector<char> buf(dir_s.begin(), dir_s.end());
-  buf.resize(512, '\0');
-  MPI_Bcast(buf.data(), 512, MPI_CHAR, 0, MPI_COMM_WORLD);
-  dir_s = std::string(buf.data());
+  const std::string dir_s = test::scratch_path("lbm_curved");  // the same on every rank
   std::vector<float> ra, ua, rb, ub;
   std::string path;
   {
@@ -182,7 +174,7 @@ TEST_CASE("wall fractions: exact for sphere and cylinder, box slabs equal a box 
     tris.push_back(Triangle{{corner(f[0]), corner(f[1]), corner(f[2])}});
     tris.push_back(Triangle{{corner(f[0]), corner(f[2]), corner(f[3])}});
   }
-  const auto file = std::filesystem::temp_directory_path() / ("tessera_curved_box_" + std::to_string(::getpid()) + ".stl");
+  const auto file = test::scratch_root() / ("curved_box_" + std::to_string(test::mpi_rank()) + ".stl");
   write_stl_binary(file.string(), tris);
   const Geometry box = geometry_of("  - {shape: box, lo: [0.0043, 0.0051, 0.0038], hi: [0.0142, 0.0127, 0.0117]}\n");
   const Geometry stl = geometry_of("  - {shape: stl, file: " + file.string() + "}\n");

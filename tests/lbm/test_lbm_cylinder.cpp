@@ -20,8 +20,6 @@
 #include <cmath>
 #include <filesystem>
 
-#include <unistd.h>
-
 #include "catch_compat.hpp"
 #include "cylinder_metrics.hpp"
 #include "tessera/lbm/solver/app.hpp"
@@ -46,7 +44,7 @@ CylinderFigures run_cylinder(const std::vector<std::string>& overrides) {
   REQUIRE(spec.link_fraction);  // boundary.curved defaults to interpolated
   const int64_t nx = spec.global[0], ny = spec.global[1];
   Simulation sim(MPI_COMM_WORLD, exec::Space::Host, spec);
-  const auto dir = std::filesystem::temp_directory_path() / ("tessera_lbm_cylinder_" + std::to_string(::getpid()));
+  const auto dir = test::scratch_root() / "lbm_cylinder";
   if (test::mpi_rank() == 0) std::filesystem::create_directories(dir);
   MPI_Barrier(MPI_COMM_WORLD);
   ForceSeries forces(sim, u, c, dir.string(), -1);

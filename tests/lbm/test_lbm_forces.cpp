@@ -9,8 +9,6 @@
 #include <fstream>
 #include <string>
 
-#include <unistd.h>
-
 #include "catch_compat.hpp"
 #include "lbm_specs.hpp"
 #include "tessera/lbm/solver/app.hpp"
@@ -107,7 +105,7 @@ std::vector<std::string> lines(const fs::path& p) {
 }  // namespace
 
 TEST_CASE("Force series: CSV + HDF5, coefficients, restart without duplicates", "[lbm][forces]") {
-  const fs::path dir = fs::temp_directory_path() / ("tessera_lbm_forces_" + std::to_string(::getpid()));
+  const fs::path dir = test::scratch_root() / "lbm_forces";
   if (test::mpi_rank() == 0) fs::create_directories(dir);
   MPI_Barrier(MPI_COMM_WORLD);
   const Case c = Case::from_string(series_case(), schema(), "forces-test.yaml");

@@ -6,8 +6,6 @@
 #include <map>
 #include <string>
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include "catch_compat.hpp"
@@ -22,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("tessera_lbm_geometry_" + std::to_string(::getpid()));
+  const fs::path d = test::scratch_root() / "lbm_geometry";
   fs::create_directories(d);
   return d / name;
 }

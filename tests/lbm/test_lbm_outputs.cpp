@@ -56,8 +56,7 @@ TEST_CASE("nearest_cell picks the cell whose centre is nearest, clamped to the b
 }
 
 TEST_CASE("truncate_csv_after keeps the header and the rows up to the step, drops a torn last row", "[lbm]") {
-  const std::string p = (std::filesystem::temp_directory_path() / ("tessera_trunc_" + std::to_string(::getpid()) + "_" +
-                                                                    std::to_string(tessera::test::mpi_rank()) + ".csv")).string();
+  const std::string p = tessera::test::scratch_path("trunc_" + std::to_string(tessera::test::mpi_rank()) + ".csv");
   std::ofstream(p) << "# comment\nstep,time,a\n0,0,1\n40,1.25,2\n80,2.5,3\n120,3.75,4\n";
   truncate_csv_after(p, 80);
   REQUIRE(read_text(p) == "# comment\nstep,time,a\n0,0,1\n40,1.25,2\n80,2.5,3\n");

@@ -1,7 +1,6 @@
 // Checkpoint/restart of the LBM state: N steps straight equal N/2 steps + checkpoint + restart + N/2 steps
 // bit for bit (populations and moments), with the restart on the same or another rank count, after an
 // even and an odd number of steps (the two AA parities), for fp32 and fp16 storage.
-#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -18,7 +17,6 @@ using namespace tessera::lbm;
 
 namespace {
 
-
 using fixtures::cavity_2d;
 
 // x, z periodic; y walls, the top one moving; fp16 storage, regularized collision, no solid.
@@ -28,11 +26,8 @@ SimulationSpec periodic_3d_fp16() {
 
 // A fresh directory shared by all ranks of MPI_COMM_WORLD.
 std::string fresh_dir(const std::string& tag) {
-  int pid = int(::getpid());
-  MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  const auto d = std::filesystem::temp_directory_path() / ("tessera_lbm_restart_" + std::to_string(pid) + "_" + tag);
+  const std::filesystem::path d = test::fresh_scratch_path("lbm_restart_" + tag);
   if (test::mpi_rank() == 0) {
-    std::filesystem::remove_all(d);
     for (const char* sub : {"a", "b", "straight"}) std::filesystem::create_directories(d / sub);
   }
   MPI_Barrier(MPI_COMM_WORLD);

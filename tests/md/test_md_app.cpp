@@ -2,7 +2,6 @@
 // checkpoint; --restart auto ends bit-identically to an uninterrupted run; a restart from an older
 // checkpoint drops the rows and frames written after it, so thermo.csv, msd.csv and the H5MD trajectory
 // hold every step once, exactly as in the uninterrupted run.
-#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
@@ -24,7 +23,7 @@ using namespace tessera;
 namespace {
 
 std::string fresh_dir(const std::string& tag) {
-  const auto d = std::filesystem::temp_directory_path() / ("tessera_md_app_" + std::to_string(::getpid()) + "_" + tag);
+  const auto d = tessera::test::scratch_root() / ("md_app_" + tag);
   std::filesystem::remove_all(d);
   return d.string();
 }

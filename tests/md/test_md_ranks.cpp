@@ -6,7 +6,6 @@
 // dynamics amplifies (about e^(5 t/tau)); over 200 steps (t = 1 tau) of an LJ liquid that stays below
 // 1e-9 in positions, and thermo sums agree to 1e-10 relative. A lost or duplicated atom, a missing ghost
 // or a wrong periodic shift changes forces at O(1) and fails these by far.
-#include <unistd.h>
 
 #include <filesystem>
 
@@ -74,11 +73,7 @@ void check_close(const Result& r, double tol_x, double tol_rel) {
   for (int a = 0; a < 3; ++a) CHECK(close(r.dec.momentum[a], r.ref.momentum[a], 0, 1e-10));
 }
 
-std::string shared_dir(const std::string& tag) {
-  long long pid = ::getpid();
-  MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);  // one name on every rank
-  return (std::filesystem::temp_directory_path() / ("tessera_md_ranks_" + std::to_string(pid) + "_" + tag)).string();
-}
+std::string shared_dir(const std::string& tag) { return tessera::test::scratch_path("md_ranks_" + tag); }  // one name on every rank
 }  // namespace
 
 TEST_CASE("md on N ranks follows the one-rank trajectory: NVE, Langevin, Nose-Hoover", "[md][ranks]") {

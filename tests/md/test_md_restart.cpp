@@ -1,7 +1,6 @@
 // Checkpoint/restart of the md engine: N steps straight against N/2 + checkpoint + restart + N/2, bit for
 // bit (NVE, Langevin, Nose-Hoover, a FENE polymer melt; host and GPU), and a corrupt or foreign checkpoint
 // refused with a clear message.
-#include <unistd.h>
 
 #include <filesystem>
 
@@ -36,7 +35,7 @@ output: {thermo_every: 10}
 )";
 
 std::string fresh_dir(const std::string& tag) {
-  const auto d = std::filesystem::temp_directory_path() / ("tessera_md_restart_" + std::to_string(::getpid()) + "_" + tag);
+  const auto d = tessera::test::scratch_root() / ("md_restart_" + tag);
   std::filesystem::remove_all(d);
   return d.string();
 }
